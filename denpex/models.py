@@ -1,0 +1,158 @@
+"""Value types that cross package boundaries.
+
+These are the contracts between the layers: integrations produce `JobRef` and `Evidence`, the
+knowledge engine turns `Evidence` into a `Diagnosis`, workers store and post it, the bot renders it.
+They are plain pydantic models so they serialise to JSON for Redis and RQ without custom code, and so
+a malformed value fails loudly where it is built rather than three processes later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Scheduler(StrEnum):
+    """Where a job ran. `files` is a site that copies logs to shared storage (`/hooks/job`)."""
+
+    slurm = "slurm"
+    kubernetes = "kubernetes"
+    files = "files"
+
+
+class JobRef(BaseModel):
+    """One job as a scheduler knows it. Only `scheduler`, `cluster` and `job_id` are required."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    scheduler: Scheduler
+    cluster: str = Field(min_length=1, max_length=128)
+    job_id: str = Field(min_length=1, max_length=256)
+    namespace: str | None = None
+    state: str | None = None
+    exit_code: str | None = None
+    nodes: list[str] = Field(default_factory=list)
+    user: str | None = None
+    name: str | None = None
+    work_dir: str | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+
+    @property
+    def key(self) -> str:
+        """Identity used for exactly-once processing: the same job reported twice has one key."""
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.scheduler.value}:{self.cluster}:{ns}{self.job_id}"
+
+
+SourceKind = Literal["rank", "combined", "kernel", "scheduler"]
+
+
+class LogSource(BaseModel):
+    """One stream of log lines: a rank's log, a combined log, a node's kernel log, or scheduler facts.
+
+    Exactly one of `path` and `data` is set. `rank`, `node` and `kind` may be left `None`/`"combined"`
+    and the engine infers them from the name and the line prefixes. Scheduler facts (Slurm state,
+    Kubernetes termination reasons, exit codes) travel as `kind="scheduler"` sources whose lines are
+    plain sentences such as `slurm: JobState=OUT_OF_MEMORY ExitCode=0:125`, so the engine matches them
+    with the same knowledge signatures as any other log line.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    path: Path | None = None
+    data: bytes | None = None
+    rank: int | None = None
+    node: str | None = None
+    kind: SourceKind | None = None
+
+    def open_bytes(self) -> Iterator[bytes]:
+        """Yield the raw content in chunks; the engine decodes and splits lines itself."""
+        if self.data is not None:
+            yield self.data
+            return
+        if self.path is None:
+            return
+        with self.path.open("rb") as fh:
+            while chunk := fh.read(8 << 20):
+                yield chunk
+
+
+class MissingEvidence(BaseModel):
+    what: str
+    next_action: str
+
+
+class Evidence(BaseModel):
+    """Everything collected for one job, ready for the engine. Text here is already masked."""
+
+    job: JobRef | None = None
+    sources: list[LogSource] = Field(default_factory=list)
+    missing: list[MissingEvidence] = Field(default_factory=list)
+
+
+class EvidenceLine(BaseModel):
+    source: str
+    line: int
+    text: str
+
+
+class EntryRef(BaseModel):
+    id: str
+    title: str
+
+
+class Initiating(BaseModel):
+    rank: int | None = None
+    node: str | None = None
+    time: str | None = None
+    evidence: list[EvidenceLine] = Field(default_factory=list)
+
+
+class CollateralGroup(BaseModel):
+    ranks: list[int]
+    category: str
+    first_time: str | None = None
+    why: str
+
+
+class Stats(BaseModel):
+    files: int = 0
+    ranks: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+
+
+class RankTail(BaseModel):
+    """The last few (masked) lines of one rank, kept so follow-up questions can quote them."""
+
+    rank: int | None
+    source: str
+    node: str | None = None
+    lines: list[EvidenceLine] = Field(default_factory=list)
+
+
+class Diagnosis(BaseModel):
+    """The engine's answer. Its JSON form is the public contract of `denpex diagnose --format json`."""
+
+    category: str
+    entry: EntryRef | None = None
+    confidence: float = Field(ge=0.0, le=1.0)
+    initiating: Initiating = Field(default_factory=Initiating)
+    collateral: list[CollateralGroup] = Field(default_factory=list)
+    root_cause: str = ""
+    fix: str = ""
+    verify: str = ""
+    missing_evidence: list[MissingEvidence] = Field(default_factory=list)
+    alternatives: list[EntryRef] = Field(default_factory=list)
+    tails: list[RankTail] = Field(default_factory=list)
+    nodes: dict[str, list[EvidenceLine]] = Field(default_factory=dict)
+    stats: Stats = Field(default_factory=Stats)

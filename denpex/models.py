@@ -8,7 +8,7 @@ a malformed value fails loudly where it is built rather than three processes lat
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -58,7 +58,8 @@ SourceKind = Literal["rank", "combined", "kernel", "scheduler"]
 class LogSource(BaseModel):
     """One stream of log lines: a rank's log, a combined log, a node's kernel log, or scheduler facts.
 
-    Exactly one of `path` and `data` is set. `rank`, `node` and `kind` may be left `None`/`"combined"`
+    Exactly one of `path`, `data` and `chunks` is set (`chunks` streams from a remote API without
+    holding the whole log in memory; it is not serialised). `rank`, `node` and `kind` may be left `None`/`"combined"`
     and the engine infers them from the name and the line prefixes. Scheduler facts (Slurm state,
     Kubernetes termination reasons, exit codes) travel as `kind="scheduler"` sources whose lines are
     plain sentences such as `slurm: JobState=OUT_OF_MEMORY ExitCode=0:125`, so the engine matches them
@@ -70,6 +71,7 @@ class LogSource(BaseModel):
     name: str
     path: Path | None = None
     data: bytes | None = None
+    chunks: Callable[[], Iterable[bytes]] | None = Field(default=None, exclude=True, repr=False)
     rank: int | None = None
     node: str | None = None
     kind: SourceKind | None = None
@@ -78,6 +80,9 @@ class LogSource(BaseModel):
         """Yield the raw content in chunks; the engine decodes and splits lines itself."""
         if self.data is not None:
             yield self.data
+            return
+        if self.chunks is not None:
+            yield from self.chunks()
             return
         if self.path is None:
             return

@@ -1,0 +1,1 @@
+"""The Slack app and the aiohttp server that receives Slack and scheduler webhooks."""

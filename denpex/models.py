@@ -59,8 +59,8 @@ class LogSource(BaseModel):
     """One stream of log lines: a rank's log, a combined log, a node's kernel log, or scheduler facts.
 
     Exactly one of `path`, `data` and `chunks` is set (`chunks` streams from a remote API without
-    holding the whole log in memory; it is not serialised). `rank`, `node` and `kind` may be left `None`/`"combined"`
-    and the engine infers them from the name and the line prefixes. Scheduler facts (Slurm state,
+    holding the whole log in memory; it is not serialised). `rank`, `node` and `kind` may be left
+    `None` and the engine infers them from the name and the line prefixes. Scheduler facts (Slurm state,
     Kubernetes termination reasons, exit codes) travel as `kind="scheduler"` sources whose lines are
     plain sentences such as `slurm: JobState=OUT_OF_MEMORY ExitCode=0:125`, so the engine matches them
     with the same knowledge signatures as any other log line.

@@ -28,7 +28,9 @@ class EvidenceFile(BaseModel):
 
 
 class Renderer(Protocol):
-    def root_message(self, job: JobRef, diagnosis: Diagnosis | None, *, quota_note: str | None) -> SlackMessage:
+    def root_message(
+        self, job: JobRef, diagnosis: Diagnosis | None, *, quota_note: str | None
+    ) -> SlackMessage:
         """The short message in the channel. `diagnosis` is None when the quota is out."""
         ...
 

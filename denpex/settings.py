@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     result_ttl_seconds: int = Field(default=14 * 86400, ge=60, alias="DENPEX_RESULT_TTL")
     k8s_namespaces: str | None = Field(default=None, alias="DENPEX_K8S_NAMESPACES")
     node_agent_token: SecretStr | None = Field(default=None, alias="DENPEX_NODE_AGENT_TOKEN")
+    node_agent_namespace: str | None = Field(default=None, alias="DENPEX_NODE_AGENT_NAMESPACE")
     llm_url: str | None = Field(default=None, alias="DENPEX_LLM_URL")
     llm_model: str | None = Field(default=None, alias="DENPEX_LLM_MODEL")
     log_level: str = Field(default="INFO", alias="DENPEX_LOG_LEVEL")

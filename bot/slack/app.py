@@ -1,0 +1,147 @@
+"""The Slack app: a Bolt `AsyncApp` built by a factory, served over HTTP or Socket Mode.
+
+No module-level app or client: `create_slack_app` takes every collaborator (tests point the Web API
+client at a fake server). The same listeners serve both transports:
+
+- HTTP: `install_slack_routes(web_app, slack_app)` mounts `POST /slack/events` on the pipeline's aiohttp
+  application; Bolt verifies Slack's v0 signature (and rejects timestamps over 5 minutes old).
+- Socket Mode (`SLACK_APP_TOKEN`, for clusters behind a firewall): `socket_mode_handler(...)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+import structlog
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.commands import register_commands
+from bot.slack.followups import register_followups
+from bot.slack.jobs import DefaultResolver, JobResolver, Submitter, pipeline_submitter
+from bot.slack.llm import LlmPhraser
+from bot.slack.threads import SlackState
+from denpex.settings import Settings
+from knowledge.schema import Entry
+from workers.quota import Quota
+
+EVENTS_PATH = "/slack/events"
+log = structlog.get_logger("denpex.slack")
+
+
+@dataclass
+class SlackDeps:
+    """Everything the listeners use; built once per process by `create_slack_app`."""
+
+    settings: Settings
+    redis: redis.Redis
+    quota: Quota
+    resolver: JobResolver
+    submitter: Submitter
+    entries: dict[str, Entry] = field(default_factory=dict)
+    llm: LlmPhraser | None = None
+    state: SlackState = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.state = SlackState(self.redis)
+
+
+def load_entry_map() -> dict[str, Entry]:
+    """Every knowledge entry by id. A broken cross-reference must not silence follow-ups, so on a
+    load error each file is loaded on its own and the bad ones are skipped (and logged)."""
+    from knowledge.schema import ENTRIES_DIR, EntryError, load_entries, load_entry
+
+    try:
+        return {e.id: e for e in load_entries()}
+    except EntryError as exc:
+        log.warning("knowledge_entries_invalid", error=str(exc))
+    entries: dict[str, Entry] = {}
+    for path in sorted(ENTRIES_DIR.glob("*.toml")):
+        try:
+            entry = load_entry(path)
+        except EntryError as exc:
+            log.warning("knowledge_entry_skipped", error=str(exc))
+            continue
+        entries[entry.id] = entry
+    return entries
+
+
+def make_llm(settings: Settings) -> LlmPhraser | None:
+    if not settings.llm_url:
+        return None
+    from workers.masking import default_masker
+
+    return LlmPhraser(settings.llm_url, settings.llm_model, default_masker())
+
+
+def _standalone_submitter(settings: Settings) -> Submitter:
+    """For a process without the webhook server (Socket Mode only): the server's admission path."""
+    from bot.server import build_deps
+    from workers.masking import default_masker
+
+    return pipeline_submitter(settings, build_deps(settings, default_masker()))
+
+
+def create_slack_app(
+    settings: Settings,
+    *,
+    client: AsyncWebClient,
+    redis: redis.Redis,
+    quota: Quota | None = None,
+    resolver: JobResolver | None = None,
+    submitter: Submitter | None = None,
+    entries: Mapping[str, Entry] | None = None,
+    llm: LlmPhraser | None = None,
+) -> AsyncApp:
+    """Build the app. Without a signing secret, requests are not verified: Socket Mode only."""
+    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    app = AsyncApp(
+        client=client,
+        signing_secret=secret,
+        request_verification_enabled=secret is not None,
+        process_before_response=False,
+        ignoring_self_events_enabled=True,
+    )
+    deps = SlackDeps(
+        settings=settings,
+        redis=redis,
+        quota=quota or Quota(redis),
+        resolver=resolver or DefaultResolver(settings),
+        submitter=submitter or _standalone_submitter(settings),
+        entries=dict(entries) if entries is not None else load_entry_map(),
+        llm=llm if llm is not None else make_llm(settings),
+    )
+    register_commands(app, deps)
+    register_followups(app, deps)
+    app._denpex_deps = deps  # type: ignore[attr-defined]  # for tests and the entry point
+    return app
+
+
+def install_slack_routes(web_app: web.Application, slack_app: AsyncApp, path: str = EVENTS_PATH) -> None:
+    """Mount Bolt on an aiohttp application (events, slash commands and interactivity)."""
+
+    async def slack_events(request: web.Request) -> web.Response:
+        bolt_response = await slack_app.async_dispatch(await to_bolt_request(request))
+        return await to_aiohttp_response(bolt_response)
+
+    web_app.router.add_post(path, slack_events)
+
+
+def socket_mode_handler(slack_app: AsyncApp, app_token: str, client: AsyncWebClient) -> Any:
+    """Bolt's aiohttp Socket Mode handler; `await handler.connect_async()` / `close_async()`."""
+    from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
+
+    return AsyncSocketModeHandler(slack_app, app_token, web_client=client)
+
+
+def make_client(settings: Settings) -> AsyncWebClient:
+    """The app's Web API client: `SLACK_API_URL` honoured, 429s retried after Retry-After."""
+    from integrations.slack_client import make_async_web_client
+
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    return make_async_web_client(token, settings.slack_api_url)

@@ -1,0 +1,155 @@
+"""`/denpex` slash commands: diagnose, help, quota, redeem, history.
+
+Slack wants an acknowledgement within 3 seconds, so `diagnose` acks first (an ephemeral "looking up
+the job") and only then resolves the job, takes the quota and queues; the outcome follows as an
+ephemeral reply through `respond`. Every refusal says what to do next (`denpex.texts.slack`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from bot.slack.jobs import SAFE_ID, UnknownCluster, UnknownJobId
+from bot.slack.mrkdwn import clip, escape
+from denpex.texts import slack as texts
+from workers.posting import ROOT_EVENT
+
+if TYPE_CHECKING:
+    from slack_bolt.async_app import AsyncApp
+
+    from bot.slack.app import SlackDeps
+
+log = structlog.get_logger("denpex.slack.commands")
+
+
+class UsageError(ValueError):
+    pass
+
+
+def parse_diagnose(args: list[str]) -> tuple[str, str | None]:
+    """`<jobid> [--cluster X]` (also `--cluster=X`) → (job id, cluster or None)."""
+    job_id, cluster, rest = None, None, list(args)
+    while rest:
+        word = rest.pop(0)
+        if word in ("--cluster", "-c"):
+            if not rest:
+                raise UsageError(texts.DIAGNOSE_USAGE)
+            cluster = rest.pop(0)
+        elif word.startswith("--cluster="):
+            cluster = word.split("=", 1)[1]
+        elif word.startswith("-") or job_id is not None:
+            raise UsageError(texts.DIAGNOSE_USAGE)
+        else:
+            job_id = word
+    if not job_id:
+        raise UsageError(texts.DIAGNOSE_USAGE)
+    if not SAFE_ID.match(job_id):
+        raise UsageError(texts.bad_job_id(escape(job_id[:64])))
+    if cluster is not None and not SAFE_ID.match(cluster):
+        raise UsageError(texts.unknown_cluster(escape(cluster[:64]), []))
+    return job_id, cluster
+
+
+def split_words(text: str) -> list[str]:
+    try:
+        return shlex.split(text or "")
+    except ValueError:
+        return (text or "").split()
+
+
+class Commands:
+    def __init__(self, deps: SlackDeps) -> None:
+        self.deps = deps
+
+    async def diagnose(self, ack: Any, respond: Any, command: dict[str, Any], args: list[str]) -> None:
+        try:
+            job_id, cluster = parse_diagnose(args)
+        except UsageError as exc:
+            await ack(str(exc))
+            return
+        where = self.deps.settings.channel or command.get("channel_id") or ""
+        await ack(texts.diagnose_queued(escape(job_id), escape(cluster or self.deps.settings.cluster), where))
+        try:
+            job = await self.deps.resolver.resolve(cluster, job_id)
+        except UnknownCluster as exc:
+            await respond(texts.unknown_cluster(escape(exc.cluster), [escape(c) for c in exc.known]))
+            return
+        except UnknownJobId:
+            await respond(texts.unknown_job(escape(job_id), escape(cluster or self.deps.settings.cluster)))
+            return
+        status = await asyncio.to_thread(self.deps.quota.status, command["team_id"])
+        if status.remaining <= 0:  # the worker takes the unit atomically; this is the early answer
+            await respond(texts.quota_blocked(texts.quota_exhausted_note(status.plan, status.limit)))
+            return
+        try:
+            result = await self.deps.submitter.submit(job)
+        except Exception:
+            log.exception("enqueue_failed", job_key=job.key)
+            await respond(texts.ENQUEUE_FAILED)
+            return
+        if not result.queued:
+            await respond(texts.diagnose_already(escape(job.job_id), escape(job.cluster)))
+
+    async def quota(self, ack: Any, command: dict[str, Any]) -> None:
+        status = await asyncio.to_thread(self.deps.quota.status, command["team_id"])
+        await ack(texts.quota_status(status.plan, status.used, status.limit, status.expires_at))
+
+    async def redeem(self, ack: Any, command: dict[str, Any], args: list[str]) -> None:
+        if len(args) != 1:
+            await ack(texts.REDEEM_USAGE)
+            return
+        result = await asyncio.to_thread(self.deps.quota.redeem, command["team_id"], args[0])
+        log.info("code_redeem", team_id=command["team_id"], status=result.status)  # never the code itself
+        await ack(
+            texts.redeem_ok(result.expires_at, result.daily_limit)
+            if result.ok
+            else texts.REDEEM_ERRORS[result.status]
+        )
+
+    async def history(self, ack: Any, respond: Any, client: Any, command: dict[str, Any]) -> None:
+        status = await asyncio.to_thread(self.deps.quota.status, command["team_id"])
+        if not status.is_scale:
+            await ack(texts.HISTORY_SCALE_ONLY)
+            return
+        await ack()
+        try:
+            resp = await client.conversations_history(
+                channel=command["channel_id"], limit=200, include_all_metadata=True
+            )
+        except Exception:
+            await respond(texts.NOT_IN_CHANNEL)
+            return
+        rows = []
+        for message in resp.get("messages") or []:
+            if (message.get("metadata") or {}).get("event_type") == ROOT_EVENT:
+                first = (message.get("text") or "").splitlines()[0] if message.get("text") else ""
+                rows.append(f"• {clip(first, 240)}")
+        await respond(texts.HISTORY_TITLE + "\n" + "\n".join(rows[:15]) if rows else texts.HISTORY_EMPTY)
+
+    async def handle(self, ack: Any, respond: Any, client: Any, command: dict[str, Any]) -> None:
+        words = split_words(command.get("text", ""))
+        sub, args = (words[0].lower(), words[1:]) if words else ("help", [])
+        if sub == "diagnose":
+            await self.diagnose(ack, respond, command, args)
+        elif sub == "quota":
+            await self.quota(ack, command)
+        elif sub == "redeem":
+            await self.redeem(ack, command, args)
+        elif sub == "history":
+            await self.history(ack, respond, client, command)
+        elif sub in ("help", "-h", "--help"):
+            await ack(texts.HELP)
+        else:
+            await ack(texts.unknown_subcommand(escape(sub[:40])))
+
+
+def register_commands(app: AsyncApp, deps: SlackDeps) -> None:
+    commands = Commands(deps)
+
+    @app.command("/denpex")
+    async def on_denpex(ack: Any, respond: Any, client: Any, command: dict[str, Any]) -> None:
+        await commands.handle(ack, respond, client, command)

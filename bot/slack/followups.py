@@ -1,0 +1,104 @@
+"""Follow-up questions in diagnosis threads: `message` events in threads the bot started, and
+`app_mention`. Answers come from the stored diagnosis and its knowledge entry (`answers.py`).
+
+Slack may deliver an event more than once (retries after a slow ack): each event id is answered once.
+The bot's own messages and other bots are ignored; chatter that is not a question is left alone
+unless it mentions the bot. Follow-ups are a Scale-plan feature; free workspaces hear so once a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from bot.slack.answers import Answerer
+from bot.slack.mrkdwn import clip, escape, section
+from denpex.models import Diagnosis
+from denpex.texts import slack as texts
+from workers.store import Store
+
+if TYPE_CHECKING:
+    from slack_bolt.async_app import AsyncApp
+
+    from bot.slack.app import SlackDeps
+
+log = structlog.get_logger("denpex.slack.followups")
+MENTION = re.compile(r"<@[A-Z0-9]+>")
+QUESTION = re.compile(
+    r"\?|^(?:which|what|why|how|is|are|can|could|should|show|where|when|who|does|did|tell)\b", re.I
+)
+
+
+class Followups:
+    def __init__(self, deps: SlackDeps) -> None:
+        self.deps = deps
+        self.store = Store(deps.redis, result_ttl=deps.settings.result_ttl_seconds)
+
+    async def _reply(self, client: Any, channel: str, thread_ts: str, text: str) -> None:
+        await client.chat_postMessage(
+            channel=channel,
+            thread_ts=thread_ts,
+            text=clip(text, 3000),
+            blocks=[section(text)],
+            unfurl_links=False,
+            unfurl_media=False,
+        )
+
+    async def answer_text(self, question: str, diagnosis: Diagnosis) -> str:
+        entry = self.deps.entries.get(diagnosis.entry.id) if diagnosis.entry else None
+        answer = Answerer(diagnosis, entry, self.deps.entries).answer(question)
+        if self.deps.llm is not None and answer.known:
+            phrased = await self.deps.llm.phrase(question, answer.material, fallback="")
+            if phrased:
+                return escape(phrased)
+        return answer.text
+
+    async def handle(
+        self, body: dict[str, Any], event: dict[str, Any], client: Any, context: Any, mentioned: bool
+    ) -> None:
+        if event.get("bot_id") or event.get("subtype") or not event.get("user"):
+            return
+        thread_ts, channel = event.get("thread_ts"), event.get("channel")
+        if not thread_ts or not channel:
+            return
+        text = MENTION.sub("", event.get("text") or "").strip()
+        if not mentioned and (
+            context.get("bot_user_id") and f"<@{context['bot_user_id']}>" in (event.get("text") or "")
+        ):
+            return  # the app_mention delivery of the same message answers it
+        if not mentioned and not QUESTION.search(text):
+            return
+        if not await self.deps.state.first_delivery(body.get("event_id")):
+            return
+        bot_ids = {i for i in (context.get("bot_user_id"), context.get("bot_id")) if i}
+        work = await self.deps.state.thread_job(client, channel, thread_ts, bot_ids)
+        if work is None:
+            return
+        team = body.get("team_id") or event.get("team") or ""
+        status = await asyncio.to_thread(self.deps.quota.status, team)
+        if not status.is_scale:
+            if mentioned or await self.deps.state.once_per_thread(channel, thread_ts, "upsell"):
+                await self._reply(client, channel, thread_ts, texts.FOLLOWUP_SCALE_ONLY)
+            return
+        diagnosis = await asyncio.to_thread(self.store.load_diagnosis, work)
+        if diagnosis is None:
+            await self._reply(client, channel, thread_ts, texts.DIAGNOSIS_EXPIRED)
+            return
+        reply = await self.answer_text(text, diagnosis)
+        await self._reply(client, channel, thread_ts, reply)
+        log.info("followup_answered", job_key=work)
+
+
+def register_followups(app: AsyncApp, deps: SlackDeps) -> None:
+    followups = Followups(deps)
+
+    @app.event("message")
+    async def on_message(body: dict[str, Any], event: dict[str, Any], client: Any, context: Any) -> None:
+        await followups.handle(body, event, client, context, mentioned=False)
+
+    @app.event("app_mention")
+    async def on_mention(body: dict[str, Any], event: dict[str, Any], client: Any, context: Any) -> None:
+        await followups.handle(body, event, client, context, mentioned=True)

@@ -1,0 +1,77 @@
+"""The door of every webhook: content type, size, authentication, UTF-8 and JSON, in that order.
+
+Each check raises `HookError` with the HTTP status, a metrics reason and a user-facing message (from
+`denpex.texts.http`); the route handler turns it into `{"error": ..., "field": ...}`. Nothing is
+queued or stored until `read_json` has returned.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Any
+
+from aiohttp import web
+
+from denpex.texts import http as texts
+from integrations.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+
+
+class HookError(Exception):
+    def __init__(self, status: int, reason: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.reason, self.message, self.field = status, reason, message, field
+
+    def response(self) -> web.Response:
+        body: dict[str, Any] = {"error": self.message}
+        if self.field is not None:
+            body["field"] = self.field
+        headers = {"WWW-Authenticate": "Bearer"} if self.reason == "bearer" else None
+        return web.json_response(body, status=self.status, headers=headers)
+
+
+async def read_body(request: web.Request, max_bytes: int) -> bytes:
+    if request.content_type != "application/json":
+        raise HookError(415, "content_type", texts.wrong_content_type(request.content_type))
+    if request.content_length is not None and request.content_length > max_bytes:
+        raise HookError(413, "too_large", texts.too_large(max_bytes))
+    try:
+        body = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise HookError(413, "too_large", texts.too_large(max_bytes)) from None
+    if len(body) > max_bytes:
+        raise HookError(413, "too_large", texts.too_large(max_bytes))
+    return body
+
+
+def check_signature(request: web.Request, body: bytes, secret: str | None, now: float) -> None:
+    if not secret:
+        raise HookError(503, "not_configured", texts.not_configured("DENPEX_WEBHOOK_SECRET"))
+    headers = request.headers
+    problem = verify(secret, body, headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER), now=now)
+    if problem == "stale":
+        raise HookError(401, "stale", texts.STALE)
+    if problem:
+        raise HookError(401, f"signature_{problem}", texts.UNAUTHORIZED)
+
+
+def check_bearer(request: web.Request, token: str | None) -> None:
+    if not token:
+        raise HookError(503, "not_configured", texts.not_configured("DENPEX_ALERTMANAGER_TOKEN"))
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+        raise HookError(401, "bearer", texts.BEARER)
+
+
+def decode_json(body: bytes) -> Any:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HookError(400, "utf8", texts.NOT_UTF8, "body") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise HookError(400, "json", texts.NOT_JSON, "body") from None
+    if not isinstance(data, dict):
+        raise HookError(400, "json", texts.NOT_OBJECT, "body")
+    return data

@@ -1,0 +1,149 @@
+"""`denpex demo`: the whole pipeline on this machine with embedded defaults (README's first command).
+
+A private redis-server (unless REDIS_URL is set), the webhook server on a free 127.0.0.1 port, one
+`denpex worker`, and a SIGNED `/hooks/job` webhook for the bundled failed 8-rank job; then it waits
+for the diagnosis and prints the Slack thread Denpex would post — or posts it when SLACK_BOT_TOKEN and
+DENPEX_CHANNEL are set. Everything it started is stopped and removed on the way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from denpex.texts import service as texts
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("demo", help=texts.DEMO_HELP)
+    def demo(
+        timeout: float = typer.Option(60.0, "--timeout", help="Seconds to wait for the diagnosis."),
+        keep: bool = typer.Option(False, "--keep", help=texts.KEEP_HELP),
+    ) -> None:
+        raise typer.Exit(run(timeout=timeout, keep=keep))
+
+
+def run(*, timeout: float = 60.0, keep: bool = False) -> int:
+    from denpex.cli import _demo_support as support
+    from denpex.settings import Settings
+
+    workdir = support.make_workdir()
+    started: list[Any] = []
+    try:
+        settings = Settings()
+        redis_url = settings.redis_url
+        if not redis_url:
+            proc, redis_url = support.start_redis(workdir)
+            started.append(proc)
+        return asyncio.run(_pipeline(settings, redis_url, workdir, started, timeout, keep))
+    except RuntimeError as exc:
+        print(texts.error("demo", str(exc)), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        for proc in reversed(started):
+            proc.stop()
+        import shutil
+
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def _pipeline(settings: Any, redis_url: str, workdir: Path, started: list[Any], wait_seconds: float,
+                    keep: bool) -> int:
+    from aiohttp import web
+
+    from bot.server import build_deps, create_app
+    from denpex.cli import _demo_support as support
+    from denpex.demo import LOGS
+    from knowledge.masking import Masker
+
+    secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else secrets.token_hex(16)
+    job_id = f"llama-ft-{int(time.time())}-{secrets.token_hex(2)}"
+    log_root = workdir / "logs"
+    support.stage_logs(LOGS, log_root, "demo", job_id)
+    settings = settings.model_copy(update={"redis_url": redis_url, "log_root": log_root,
+                                           "webhook_secret": _secret_str(secret)})
+    env = {**os.environ, "REDIS_URL": redis_url, "DENPEX_LOG_ROOT": str(log_root),
+           "DENPEX_WEBHOOK_SECRET": secret, "DENPEX_LOG_LEVEL": "WARNING"}
+    worker_log = (workdir / "worker.log").open("wb")
+    started.append(support.start_worker(env, worker_log))
+    runner = web.AppRunner(create_app(settings, build_deps(settings, Masker.default())), access_log=None)
+    await runner.setup()
+    port = support.free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    url = f"http://127.0.0.1:{port}"
+    print(texts.demo_banner(url, redis_url), file=sys.stderr)
+    try:
+        return await _send_and_show(settings, url, secret, job_id, wait_seconds, workdir, keep)
+    finally:
+        await runner.cleanup()
+        worker_log.close()
+
+
+def _secret_str(value: str) -> Any:
+    from pydantic import SecretStr
+
+    return SecretStr(value)
+
+
+async def _send_and_show(settings: Any, url: str, secret: str, job_id: str, wait_seconds: float,
+                         workdir: Path, keep: bool) -> int:
+    import json
+
+    import aiohttp
+    import redis
+
+    from denpex.cli import _demo_support as support
+    from denpex.cli._runtime import make_renderer
+    from integrations.signing import sign
+    from knowledge.engine import Engine
+    from workers.store import Store
+
+    body = json.dumps({"cluster": "demo", "job_id": job_id, "state": "FAILED", "exit_code": "1:0",
+                       "user": "alice", "name": "llama-ft"}).encode()
+    t0 = time.monotonic()
+    async with aiohttp.ClientSession() as session:
+        headers = {"Content-Type": "application/json", **sign(secret, body)}
+        async with session.post(f"{url}/hooks/job", data=body, headers=headers) as resp:
+            answer = await resp.json()
+    work = answer.get("job_key", f"files:demo:{job_id}")
+    print(texts.demo_sent(work, answer.get("status", answer.get("error", "?"))), file=sys.stderr)
+    engine = await asyncio.to_thread(Engine.load)
+    store = Store(redis.Redis.from_url(settings.redis_url), result_ttl=settings.result_ttl_seconds)
+    posting = bool(settings.slack_bot_token and settings.channel)
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        diagnosis = store.load_diagnosis(work)
+        if diagnosis is not None and (not posting or store.post_state(work).get("status") == "posted"):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        state = store.load_job(work)
+        problem = texts.demo_timeout(wait_seconds, state.state if state else "missing")
+        print(texts.error("demo", problem), file=sys.stderr)
+        print((workdir / "worker.log").read_text(errors="replace")[-4000:], file=sys.stderr)
+        return 1
+    elapsed = time.monotonic() - t0
+    record = store.load_job(work)
+    assert record is not None
+    if posting:
+        state = store.post_state(work)
+        print(texts.demo_posted(state.get("channel", "?"), state.get("ts", "?")))
+    else:
+        renderer = make_renderer(engine)
+        support.print_thread(renderer.root_message(record.job, diagnosis, quota_note=None),
+                             renderer.thread_messages(record.job, diagnosis),
+                             renderer.evidence_file(record.job, diagnosis), texts.DEMO_HEADING)
+    print(texts.demo_timing(elapsed), file=sys.stderr)
+    if keep:
+        print(texts.demo_keep(url, settings.redis_url), file=sys.stderr)
+        await asyncio.Event().wait()
+    return 0

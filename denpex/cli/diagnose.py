@@ -1,0 +1,130 @@
+"""`denpex diagnose PATH… [--format text|json]`: the engine on local files.
+
+JSON on stdout is the public contract (ARCHITECTURE.md). The text form is for a person at a
+terminal. Exit 0 whenever a diagnosis was produced, even an inconclusive one; exit 2 with one line
+on stderr for unreadable input or an invalid knowledge entry. A progress bar appears on stderr only
+for scans big enough to take a moment.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from denpex.texts import cli as texts
+
+PROGRESS_MIN_BYTES = 256 << 20
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("diagnose", help=texts.DIAGNOSE_HELP)
+    def diagnose(
+        paths: list[Path] = typer.Argument(..., help=texts.PATHS_HELP),
+        fmt: str = typer.Option("text", "--format", "-f", help=texts.FORMAT_HELP),
+        entries: Path | None = typer.Option(None, "--entries", help=texts.ENTRIES_HELP),
+    ) -> None:
+        raise typer.Exit(run(paths, fmt, entries))
+
+
+def run(paths: list[Path], fmt: str, entries: Path | None = None) -> int:
+    """The command body, separate from Typer so tests and other commands can call it."""
+    from knowledge.engine import Engine
+    from knowledge.schema import EntryError
+    from knowledge.sources import UnreadableInput, discover
+
+    if fmt not in ("text", "json"):
+        print(texts.bad_format(fmt), file=sys.stderr)
+        return 2
+    try:
+        srcs = discover(paths)
+    except UnreadableInput as exc:
+        print(texts.unreadable(str(exc)), file=sys.stderr)
+        return 2
+    if not srcs:
+        print(texts.no_sources(), file=sys.stderr)
+        return 2
+    try:
+        engine = Engine.load(entries)
+    except EntryError as exc:
+        print(texts.bad_knowledge(str(exc)), file=sys.stderr)
+        return 2
+    total = sum(_size(s.path) for s in srcs)
+    try:
+        if total >= PROGRESS_MIN_BYTES and sys.stderr.isatty():
+            diag = _with_progress(engine, srcs, total)
+        else:
+            diag = engine.diagnose(srcs)
+    except OSError as exc:  # a file vanished or became unreadable mid-scan
+        print(texts.unreadable(f"{exc.filename or ''}: {exc.strerror or exc}".strip(": ")), file=sys.stderr)
+        return 2
+    if fmt == "json":
+        sys.stdout.write(diag.model_dump_json(indent=2) + "\n")
+    else:
+        render(diag)
+    return 0
+
+
+def _size(path: Path | None) -> int:
+    try:
+        return path.stat().st_size if path is not None else 0
+    except OSError:
+        return 0
+
+
+def _with_progress(engine, srcs, total):  # noqa: ANN001, ANN202 - rich types stay local
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+    with Progress(
+        TextColumn(texts.SCANNING),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("scan", total=total)
+        return engine.diagnose(srcs, progress=lambda n: bar.update(task, completed=n))
+
+
+def render(diag) -> None:  # noqa: ANN001 - denpex.models.Diagnosis, imported lazily
+    """The text form: what a person needs first (who, why, fix, verify), then the evidence."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from knowledge.wording import ranges
+
+    out = Console(highlight=False)
+    title = f" — {escape(diag.entry.title)}" if diag.entry else ""
+    out.rule(f"[bold]{texts.HEADING}[/]{title}")
+    out.print(f"[bold]{texts.confidence_line(diag.category, diag.confidence)}[/]")
+    ini = diag.initiating
+    out.print(f"[bold]{texts.INITIATING}:[/] {escape(texts.initiating_line(ini.rank, ini.node, ini.time))}")
+    for head, body in ((texts.ROOT_CAUSE, diag.root_cause), (texts.FIX, diag.fix)):
+        if body:
+            out.print(f"\n[bold]{head}[/]\n{escape(body)}")
+    if diag.verify:
+        out.print(f"\n[bold]{texts.VERIFY}[/]\n  [cyan]{escape(diag.verify)}[/]")
+    if ini.evidence:
+        out.print(f"\n[bold]{texts.EVIDENCE}[/]")
+        for ev in ini.evidence:
+            out.print(f"  [dim]{escape(ev.source)}:{ev.line}[/]  {escape(ev.text[:300])}")
+    if diag.collateral:
+        table = Table(title=texts.COLLATERAL, title_justify="left", show_edge=False)
+        for col in ("ranks", "category", "first", "why"):
+            table.add_column(col)
+        for g in diag.collateral:
+            table.add_row(ranges(g.ranks), g.category, g.first_time or "-", escape(g.why))
+        out.print()
+        out.print(table)
+    if diag.missing_evidence:
+        out.print(f"\n[bold]{texts.MISSING}[/]")
+        for m in diag.missing_evidence:
+            out.print(f"  - {escape(m.what)}: {escape(m.next_action)}")
+    if diag.alternatives:
+        out.print(f"\n[bold]{texts.ALTERNATIVES}:[/] " + ", ".join(escape(a.id) for a in diag.alternatives))
+    st = diag.stats
+    out.print(f"\n[dim]{texts.stats_line(st.files, st.ranks, st.bytes, st.seconds)}[/]")

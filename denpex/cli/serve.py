@@ -1,0 +1,40 @@
+"""`denpex serve [--host H] [--port P]`: the aiohttp app (webhooks, /healthz, /metrics, Slack routes)."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from denpex.texts import service as texts
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("serve", help=texts.SERVE_HELP)
+    def serve(
+        host: str = typer.Option("0.0.0.0", "--host", help="Address to listen on."),
+        port: int = typer.Option(8080, "--port", help="Port to listen on."),
+    ) -> None:
+        raise typer.Exit(run(host, port))
+
+
+def run(host: str, port: int) -> int:
+    from aiohttp import web
+
+    from bot.server import build_deps, create_app
+    from denpex.cli._runtime import configure_logging, slack_route_installers
+    from denpex.settings import MissingSetting, Settings
+    from knowledge.masking import Masker
+
+    settings = Settings()
+    configure_logging(settings.log_level)
+    try:
+        settings.require("REDIS_URL", "DENPEX_WEBHOOK_SECRET")
+        deps = build_deps(settings, Masker.default())
+    except MissingSetting as exc:
+        print(texts.error("serve", str(exc)), file=sys.stderr)
+        return 2
+    deps.extra_routes.extend(slack_route_installers(settings, deps))
+    web.run_app(create_app(settings, deps), host=host, port=port, access_log=None, print=None,
+                shutdown_timeout=10)
+    return 0

@@ -1,0 +1,64 @@
+"""`denpex watch-k8s`: report failed Jobs, PyTorchJobs and JobSets to the Denpex server."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from denpex.texts import k8s as texts
+from denpex.texts import service as service_texts
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("watch-k8s", help="Watch Kubernetes training jobs and report each failure to DENPEX_URL.")
+    def watch_k8s(
+        kubeconfig: str = typer.Option(None, "--kubeconfig", help="Kubeconfig file (default: KUBECONFIG, "
+                                       "~/.kube/config, else the in-cluster service account)."),
+        watch_timeout: int = typer.Option(300, "--watch-timeout", help="Seconds per watch request before "
+                                          "it is renewed from the last resourceVersion."),
+        max_restarts: int = typer.Option(3, "--max-restarts", help="A crash-looping pod with this many "
+                                         "restarts counts as failed (restarts exhausted)."),
+    ) -> None:
+        raise typer.Exit(run(kubeconfig, watch_timeout, max_restarts))
+
+
+def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int) -> int:
+    import signal
+
+    from kubernetes.config import ConfigException
+
+    from denpex.cli._runtime import configure_logging
+    from denpex.settings import MissingSetting, Settings
+    from integrations.kubernetes import load_api_client
+    from integrations.kubernetes.reported import open_reported
+    from integrations.kubernetes.sender import HookSender
+    from integrations.kubernetes.watcher import Watcher
+
+    settings = Settings()
+    configure_logging(settings.log_level)
+    try:
+        settings.require("DENPEX_URL", "DENPEX_WEBHOOK_SECRET")
+    except MissingSetting as exc:
+        print(service_texts.error("watch-k8s", str(exc)), file=sys.stderr)
+        return 2
+    try:
+        api = load_api_client(kubeconfig)
+    except ConfigException as exc:
+        print(texts.no_cluster(str(exc)), file=sys.stderr)
+        return 2
+    assert settings.url and settings.webhook_secret  # checked by require()
+    sender = HookSender(settings.url, settings.webhook_secret.get_secret_value())
+    watcher = Watcher(api, sender.send, cluster=settings.cluster, namespaces=settings.namespaces,
+                      reported=open_reported(settings.redis_url), watch_timeout=watch_timeout,
+                      max_restarts=max_restarts)
+    signal.signal(signal.SIGTERM, lambda *_: watcher.stop_event.set())
+    watcher.start()
+    print(texts.watcher_started(settings.namespaces, watcher.kinds), file=sys.stderr, flush=True)
+    try:
+        while not watcher.stop_event.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    watcher.stop(timeout=5)
+    return 0

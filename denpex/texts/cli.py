@@ -1,0 +1,51 @@
+"""Texts of the `denpex` command line (errors and headings a person reads at a terminal)."""
+
+from __future__ import annotations
+
+DIAGNOSE_HELP = "Diagnose why a distributed training job died, from its log files or folders."
+PATHS_HELP = "Log files or folders (rank logs, combined logs, node kernel logs, scheduler logs)."
+FORMAT_HELP = "Output format: `text` for a person, `json` for programs (the public contract)."
+ENTRIES_HELP = "Folder of knowledge entries (*.toml) to use instead of the bundled ones."
+
+
+def unreadable(message: str) -> str:
+    return f"denpex diagnose: {message}"
+
+
+def bad_knowledge(message: str) -> str:
+    return f"denpex diagnose: invalid knowledge entry: {message}"
+
+
+def bad_format(value: str) -> str:
+    return f"denpex diagnose: unknown --format {value!r} (use text or json)"
+
+
+def no_sources() -> str:
+    return "denpex diagnose: no log files found in the given paths"
+
+
+HEADING = "Denpex diagnosis"
+INITIATING = "Initiating"
+ROOT_CAUSE = "Root cause"
+FIX = "Fix"
+VERIFY = "Verify"
+EVIDENCE = "Evidence"
+COLLATERAL = "Collateral ranks"
+MISSING = "Missing evidence"
+ALTERNATIVES = "Also possible"
+SCANNING = "Scanning logs"
+
+
+def initiating_line(rank: int | None, node: str | None, time: str | None) -> str:
+    who = f"rank {rank}" if rank is not None else "rank unknown"
+    where = f" on {node}" if node else ""
+    when = f" at {time}" if time else ""
+    return f"{who}{where}{when}"
+
+
+def confidence_line(category: str, confidence: float) -> str:
+    return f"{category} (confidence {confidence:.2f})"
+
+
+def stats_line(files: int, ranks: int, nbytes: int, seconds: float) -> str:
+    return f"{files} files, {ranks} ranks, {nbytes / 1e6:.1f} MB scanned in {seconds:.2f} s"

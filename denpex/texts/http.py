@@ -1,0 +1,36 @@
+"""Texts of the webhook server's HTTP answers (error bodies, health), one named function each.
+
+Senders are scripts and operators reading logs: each error says what was wrong and, where it helps,
+which field; none echoes the request body back (it may hold secrets).
+"""
+
+from __future__ import annotations
+
+UNAUTHORIZED = "invalid or missing signature (X-Denpex-Timestamp / X-Denpex-Signature: v1=<hex>)"
+STALE = "request timestamp outside the five-minute replay window; check the sender's clock"
+BEARER = "invalid or missing bearer token (Authorization: Bearer <DENPEX_ALERTMANAGER_TOKEN>)"
+NOT_JSON = "body is not valid JSON"
+NOT_UTF8 = "body is not valid UTF-8"
+NOT_OBJECT = "body must be a JSON object"
+UNSAFE_PATH = "cluster and job_id must each be one plain path component inside DENPEX_LOG_ROOT"
+QUEUE_DOWN = "the queue (Redis) is unavailable; retry later"
+
+
+def too_large(limit: int) -> str:
+    return f"body exceeds the {limit}-byte limit (DENPEX_MAX_BODY_BYTES)"
+
+
+def wrong_content_type(got: str) -> str:
+    return f"content type must be application/json, not {got or 'missing'!r}"
+
+
+def not_configured(setting: str) -> str:
+    return f"{setting} is not set on the server; this route is disabled"
+
+
+def invalid_field(field: str, problem: str) -> str:
+    return f"field {field!r}: {problem}"
+
+
+def redis_down(problem: str) -> str:
+    return f"redis unavailable: {problem}"

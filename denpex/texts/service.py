@@ -1,0 +1,57 @@
+"""Texts of `denpex serve`, `denpex worker` and `denpex demo` (terminal output and errors)."""
+
+from __future__ import annotations
+
+SERVE_HELP = "Run the webhook server (scheduler webhooks, /healthz, /metrics, and the Slack app's routes)."
+WORKER_HELP = "Run RQ workers that collect, diagnose and post failed jobs."
+DEMO_HELP = "Run the whole pipeline on this machine with a bundled failed 8-rank job (no config needed)."
+PROCESSES_HELP = "Worker processes to run (each diagnoses one job at a time)."
+BURST_HELP = "Exit once the queue is empty (tests, one-off catch-up)."
+MAINTENANCE_HELP = "Seconds between re-queue checks for jobs whose worker died."
+MONITORING_HELP = "Seconds between a busy worker's heartbeats."
+GRACE_HELP = "Seconds after a missed heartbeat before a job counts as abandoned and is re-queued."
+COLLECTOR_HELP = ("Use another collector for a scheduler, e.g. slurm=integrations.files:create_collector "
+                  "(repeatable).")
+ENTRIES_HELP = "Folder of knowledge entries (*.toml) to use instead of the bundled ones."
+KEEP_HELP = "Keep the demo's server, worker and Redis running until Ctrl-C."
+
+
+def error(command: str, message: str) -> str:
+    return f"denpex {command}: {message}"
+
+
+def no_redis_server() -> str:
+    return ("redis-server is not installed and REDIS_URL is not set "
+            "(install redis-server, or point REDIS_URL at one)")
+
+
+def demo_timeout(seconds: float, state: str) -> str:
+    return f"no diagnosis after {seconds:.0f} s (job state: {state}); see the worker output above"
+
+
+def demo_posted(channel: str, ts: str) -> str:
+    return f"Posted to Slack: channel {channel}, thread ts {ts}"
+
+
+def demo_banner(url: str, redis_url: str) -> str:
+    return f"Denpex demo: server {url}, Redis {redis_url}, one worker"
+
+
+def demo_sent(job_key: str, status: str) -> str:
+    return f"Sent a signed /hooks/job webhook for {job_key}: {status}"
+
+
+DEMO_HEADING = "The Slack thread Denpex would post (set SLACK_BOT_TOKEN and DENPEX_CHANNEL to post it)"
+
+
+def demo_timing(seconds: float) -> str:
+    return f"webhook → diagnosis in {seconds:.2f} s"
+
+
+def bad_collector(spec: str) -> str:
+    return f"--collector {spec!r}: expected <slurm|kubernetes|files>=<module>:<factory>"
+
+
+def demo_keep(url: str, redis_url: str) -> str:
+    return (f"Still running: DENPEX_URL={url} REDIS_URL={redis_url}; sign webhooks with the "
+            "DENPEX_WEBHOOK_SECRET you exported before `denpex demo` (Ctrl-C to stop)")

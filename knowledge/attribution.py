@@ -1,0 +1,238 @@
+"""Who started it and what it was: ordering failures across ranks and nodes, scoring entries.
+
+Generic rules only. The initiating failure is the earliest *primary* signal across ranks and nodes;
+when clocks are missing or not comparable, causal rules decide (a first-hand primary beats a
+launcher's report about a rank; a kernel fault implicates its node) and the confidence drops. When
+no primary exists, the strongest collateral-only entry is the answer and the rank that behaved
+differently (desynchronised, silent, lagging) is the likely initiator.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from knowledge import wording
+from knowledge.lines import Stamp, parse_step
+from knowledge.scanner import LineHit
+from knowledge.signals import ActorKey, Job, Signal
+from knowledge.schema import Entry
+
+
+@dataclass(slots=True)
+class Scored:
+    entry: Entry
+    score: float
+    signals: list[Signal]
+    context: list[tuple[int, LineHit]]  # (source, hit) of the context patterns that counted
+
+
+@dataclass(slots=True)
+class Verdict:
+    category: str
+    entry: Entry | None
+    confidence: float
+    rank: int | None = None
+    node: str | None = None
+    stamp: Stamp | None = None
+    actor: ActorKey | None = None
+    evidence: list[Signal] = field(default_factory=list)
+    context: list[tuple[int, LineHit]] = field(default_factory=list)
+    alternatives: list[Entry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    collateral_only: bool = False
+
+
+def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
+    """Entries that fit `sigs`, best first: distinct signature weights plus context near them."""
+    by_entry: dict[str, list[Signal]] = {}
+    for s in sigs:
+        by_entry.setdefault(s.entry.id, []).append(s)
+    out: list[Scored] = []
+    for ss in by_entry.values():
+        entry = ss[0].entry
+        weights = {s.pattern.sig_id: s.pattern.weight for s in ss}
+        ctx: dict[str, tuple[float, tuple[int, LineHit]]] = {}
+        for src, hit, p in job.context.get(entry.id, []):
+            if p.sig_id in ctx:
+                continue
+            if p.window == 0 or any(s.source == src and abs(s.line - hit.line) <= p.window for s in ss):
+                ctx[p.sig_id] = (p.weight, (src, hit))
+        if entry.requires_context and not ctx:
+            continue
+        total = sum(weights.values()) + sum(w for w, _ in ctx.values())
+        out.append(Scored(entry, total, ss, [c for _, c in ctx.values()]))
+    out.sort(key=lambda s: (-s.score, -s.entry.priority, s.entry.id))
+    return out
+
+
+@dataclass(slots=True)
+class _Cand:
+    key: ActorKey
+    first: Signal
+    best: Scored
+    scored: list[Scored]
+    secondhand: bool
+    kernel: bool
+
+
+def _candidates(job: Job) -> list[_Cand]:
+    cands = []
+    for key, sigs in job.by_actor().items():
+        prims = [s for s in sigs if s.role == "primary" and not s.demoted]
+        scored = score_entries(prims, job)
+        if not scored:
+            continue
+        fitting = [s for s in prims if any(s in sc.signals for sc in scored)]
+        first = min(fitting, key=Signal.order)
+        cands.append(
+            _Cand(key, first, scored[0], scored, all(s.hit.secondhand for s in fitting), any(s.kernel for s in fitting))
+        )
+    return cands
+
+
+def _choose(cands: list[_Cand]) -> tuple[_Cand, bool]:
+    """The initiating candidate and whether causal fallback rules (not clocks) decided it."""
+    pool = [c for c in cands if not c.secondhand] or cands
+    timed = [c for c in pool if c.first.abs_time() is not None]
+    kernel_untimed = [c for c in pool if c.kernel and c.first.abs_time() is None]
+    strength = lambda c: (c.best.score, c.best.entry.priority)  # noqa: E731
+    if kernel_untimed and len(pool) > len(kernel_untimed):
+        return max(kernel_untimed, key=strength), True
+    if timed:
+        first = min(timed, key=lambda c: c.first.order())
+        return first, len(timed) < len(pool)
+    return max(pool, key=lambda c: (*strength(c), -c.first.source, -c.first.line)), len(pool) > 1
+
+
+def _confidence(best: float, runner_up: float | None, fallback: bool, secondhand: bool) -> float:
+    c = 0.5 + 0.45 * min(1.0, best / 4.0)
+    if runner_up is not None and best > 0:
+        c *= 0.75 + 0.25 * max(0.0, (best - runner_up) / best)
+    if fallback:
+        c *= 0.85
+    if secondhand:
+        c *= 0.7
+    return round(min(0.97, max(0.05, c)), 2)
+
+
+def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
+    cands = _candidates(job)
+    if cands:
+        return _from_primary(job, cands)
+    coll = [s for s in job.signals if s.role == "collateral" or s.demoted]
+    scored = score_entries(coll, job)
+    if scored:
+        return _from_collateral(job, scored)
+    return Verdict(
+        category=fallback_entry.category if fallback_entry else wording.FALLBACK_CATEGORY,
+        entry=fallback_entry,
+        confidence=0.1,
+        notes=[wording.no_match()],
+    )
+
+
+def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
+    chosen, fallback = _choose(cands)
+    best = chosen.best
+    runner = chosen.scored[1].score if len(chosen.scored) > 1 else None
+    v = Verdict(
+        category=best.entry.category,
+        entry=best.entry,
+        confidence=_confidence(best.score, runner, fallback, chosen.secondhand),
+        actor=chosen.key,
+        stamp=chosen.first.stamp,
+        evidence=sorted(best.signals, key=Signal.order),
+        context=best.context,
+    )
+    _locate(job, v, chosen)
+    alts = [s.entry for s in chosen.scored[1:]] + [c.best.entry for c in cands if c is not chosen]
+    v.alternatives = _dedupe(alts, best.entry)
+    if fallback:
+        v.notes.append(wording.clock_fallback())
+    return v
+
+
+def _locate(job: Job, v: Verdict, chosen: _Cand) -> None:
+    kind, name = chosen.key
+    first = chosen.first
+    if kind == "rank":
+        v.rank = int(name)
+        v.node = first.node or job.rank_node.get(v.rank)
+    elif kind == "node":
+        v.node = name
+        on_node = sorted(r for r, n in job.rank_node.items() if n == name)
+        v.rank = on_node[0] if len(on_node) == 1 else None
+    else:
+        v.node = first.node
+    for s in v.evidence:
+        if s.xid is not None:
+            v.notes.append(wording.xid_note(s.xid.code, None, v.node, s.xid.pci, v.rank))
+            break
+
+
+def _dedupe(entries: list[Entry], chosen: Entry) -> list[Entry]:
+    seen = {chosen.id}
+    out = []
+    for e in entries:
+        if e.id not in seen:
+            seen.add(e.id)
+            out.append(e)
+    return out[:4]
+
+
+def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
+    best = scored[0]
+    runner = scored[1].score if len(scored) > 1 else None
+    v = Verdict(
+        category=best.entry.category,
+        entry=best.entry,
+        confidence=round(_confidence(best.score, runner, False, False) * 0.75, 2),
+        evidence=sorted(best.signals, key=Signal.order),
+        context=best.context,
+        alternatives=_dedupe([s.entry for s in scored[1:]], best.entry),
+        collateral_only=True,
+    )
+    v.stamp = v.evidence[0].stamp if v.evidence else None
+    rank, note = _odd_rank_out(job, {s.rank for s in best.signals if s.rank is not None})
+    if rank is not None:
+        v.rank, v.actor = rank, ("rank", str(rank))
+        v.node = job.rank_node.get(rank)
+        v.notes.append(note)
+        v.confidence = round(v.confidence * 0.9, 2)
+    return v
+
+
+def _odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:
+    """The rank that behaved differently: desynchronised, silent while others timed out, or lagging."""
+    if len(job.seq) >= 3:
+        majority, count = Counter(job.seq.values()).most_common(1)[0]
+        odd = {r: s for r, s in job.seq.items() if s != majority}
+        if odd and count > len(odd):
+            return min(odd), wording.desync(odd, majority)
+    if job.world and job.world > 1 and waiting:
+        silent = set(range(job.world)) - waiting
+        if len(silent) == 1:
+            rank = silent.pop()
+            return rank, wording.silent_rank(rank, waiting)
+    steps = _last_steps(job)
+    if len(steps) >= 3:
+        ordered = sorted(steps.items(), key=lambda kv: kv[1])
+        (lag_rank, lag), (_, second) = ordered[0], ordered[1]
+        if lag < second:
+            return lag_rank, wording.straggler(lag_rank, lag, max(steps.values()))
+    return None, ""
+
+
+def _last_steps(job: Job) -> dict[int, int]:
+    steps: dict[int, int] = {}
+    for scan in job.scans:
+        rank = scan.source.rank
+        if rank is None:
+            continue
+        for text in reversed(scan.tail_text):
+            step = parse_step(text)
+            if step is not None:
+                steps[rank] = step
+                break
+    return steps

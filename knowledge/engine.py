@@ -1,0 +1,127 @@
+"""The diagnosis engine: compile the knowledge once, then diagnose many jobs.
+
+    engine = Engine.load()                       # entries + Xid catalogue + masking rules, compiled once
+    diag = engine.diagnose(sources, missing=..., progress=...)
+
+The engine never names a failure: every failure mode is a TOML entry; this module only wires the
+scan (`scanner`), the interpretation of hits (`signals`), attribution (`attribution`) and the
+report (`report`). Not thread-safe (one reused scan buffer); use one Engine per thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from denpex.models import Diagnosis, LogSource, MissingEvidence, Stats
+from knowledge import attribution, report, sources, wording
+from knowledge.facts import load_catalogue
+from knowledge.patterns import FACT_PATTERNS, Pattern, PatternSet
+from knowledge.scanner import Scanner
+from knowledge.schema import ENTRIES_DIR, Entry, Xid, load_entries
+from knowledge.signals import build_job
+
+
+class MaskRule(Protocol):
+    id: str
+    pattern: str
+    caseless: bool
+
+
+class MaskerLike(Protocol):
+    """What the engine needs of `knowledge.masking.Masker`."""
+
+    @property
+    def rules(self) -> Sequence[MaskRule]: ...
+
+    def mask(self, text: str) -> str: ...
+
+    def mask_line(self, text: str, rule_ids: Iterable[str]) -> str: ...
+
+
+def default_masker() -> MaskerLike | None:
+    """The project's masker; None only while `knowledge/masking.py` has not landed yet."""
+    try:
+        from knowledge.masking import Masker
+    except ModuleNotFoundError as exc:  # pragma: no cover - transitional
+        if exc.name != "knowledge.masking":
+            raise
+        return None
+    return Masker.default()
+
+
+def compile_patterns(entries: Sequence[Entry], masker: MaskerLike | None) -> list[Pattern]:
+    """Every signature, context pattern, masking rule and engine fact as one list of patterns."""
+    out: list[Pattern] = []
+
+    def add(regex: str, caseless: bool, kind: str, sig_id: str, entry: str | None, w: float, win: int) -> None:
+        out.append(Pattern(len(out), regex, caseless, kind, sig_id, entry, w, win))  # type: ignore[arg-type]
+
+    for e in entries:
+        for s in e.signatures:
+            add(s.pattern, s.caseless, s.role.value, s.id, e.id, s.weight, 0)
+        for c in e.context:
+            add(c.pattern, c.caseless, "context", c.id, e.id, c.weight, c.window)
+    for rule in masker.rules if masker is not None else ():
+        add(rule.pattern, rule.caseless, "mask", rule.id, None, 1.0, 0)
+    for fid, (regex, caseless) in FACT_PATTERNS.items():
+        add(regex, caseless, "fact", fid, None, 1.0, 0)
+    return out
+
+
+class Engine:
+    """Compiled knowledge. Build it once with `Engine.load()` and reuse it for every job."""
+
+    def __init__(self, entries: Sequence[Entry], xids: dict[int, Xid], masker: MaskerLike | None) -> None:
+        self.entries = {e.id: e for e in entries}
+        self.xids = xids
+        self.masker = masker
+        self.patterns = compile_patterns(entries, masker)
+        self.pattern_set = PatternSet(self.patterns)
+        self.scanner = Scanner(self.pattern_set)
+        self.fallback_entry = next((e for e in entries if e.category == wording.FALLBACK_CATEGORY), None)
+        rule_ids = {p.idx: p.sig_id for p in self.patterns if p.kind == "mask"}
+        if masker is not None:
+            self.redactor = report.Redactor(masker.mask, masker.mask_line, rule_ids)
+        else:
+            self.redactor = report.Redactor(lambda t: t, lambda t, _ids: t, rule_ids)
+
+    @classmethod
+    def load(
+        cls, entries_dir: Path | None = None, *, xid_path: Path | None = None, masker: MaskerLike | None = None
+    ) -> Engine:
+        """Load and validate every entry (an `EntryError` names a bad file and field), then compile."""
+        entries = load_entries(entries_dir or ENTRIES_DIR)
+        return cls(entries, load_catalogue(xid_path), masker if masker is not None else default_masker())
+
+    def diagnose(
+        self,
+        sources_: Sequence[LogSource],
+        *,
+        missing: Sequence[MissingEvidence] = (),
+        progress: Callable[[int], None] | None = None,
+    ) -> Diagnosis:
+        """Scan every source once, attribute, classify; always returns a Diagnosis for readable input."""
+        t0 = time.perf_counter()
+        done = 0
+        scans = []
+        for src in sources_:
+            src = sources.complete(src)
+            base = done
+
+            def tick(n: int, base: int = base) -> None:
+                if progress is not None:
+                    progress(base + n)
+
+            scan = self.scanner.scan(src, 2000, tick)
+            done += scan.bytes
+            scans.append(scan)
+        job = build_job(scans, self.patterns, self.entries, self.xids)
+        verdict = attribution.attribute(job, self.fallback_entry)
+        ranks = set(job.ranks) | {s.source.rank for s in scans if s.source.rank is not None}
+        stats = Stats(
+            files=len(scans), ranks=len(ranks), bytes=done, seconds=round(time.perf_counter() - t0, 4)
+        )
+        return report.diagnosis(job, verdict, self.redactor, missing, stats)

@@ -1,0 +1,221 @@
+"""Parsing of single retained log lines: cleaning, rank prefixes and timestamps.
+
+Only lines the engine keeps (hits, their context, tails) go through here, so these functions favour
+being right about the many launcher and logger formats over raw speed. Every function accepts any
+text and never raises: a log is untrusted input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+#: retained lines are cut to this many characters (a single log line can be megabytes)
+MAX_LINE_CHARS = 4096
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def decode(raw: bytes) -> str:
+    """Bytes of one line to text: invalid UTF-8 replaced, never an exception."""
+    return raw[: MAX_LINE_CHARS * 4].decode("utf-8", errors="replace")
+
+
+def clean(text: str) -> str:
+    """Strip ANSI colour codes and control characters; keep the last `\\r` segment that has text.
+
+    A progress bar rewrites one physical line with `\\r`; what a person saw last is the last non-empty
+    segment. Callers that need every segment split on `\\r` themselves (see `segments`).
+    """
+    text = _ANSI.sub("", text)
+    if "\r" in text:
+        parts = [p for p in text.split("\r") if p.strip()]
+        text = parts[-1] if parts else ""
+    text = _CTRL.sub("", text)
+    if len(text) > MAX_LINE_CHARS:
+        text = text[:MAX_LINE_CHARS] + "…"
+    return text.rstrip()
+
+
+def segments(text: str) -> list[str]:
+    """Split a physical line at `\\r` (progress bars) into cleaned, non-empty segments."""
+    return [c for c in (clean(p) for p in _ANSI.sub("", text).split("\r")) if c.strip()]
+
+
+# ---------------------------------------------------------------- ranks
+
+
+@dataclass(frozen=True, slots=True)
+class RankInfo:
+    """What a line says about who wrote it. `rank` is global; `local` is a node-local index."""
+
+    rank: int | None = None
+    local: int | None = None
+
+
+_TORCHRUN = re.compile(r"^\s*\[default(\d{1,5})\]:")
+_RANK_PREFIX = re.compile(r"\[rank(\d{1,6})\]:?")
+_SRUN_LABEL = re.compile(r"^\s{0,4}(\d{1,6}): ")
+_BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")
+_LEAD_RANK = re.compile(r"^\s*(?:global\s+)?rank[\s:=]+(\d{1,6})\b", re.IGNORECASE)
+_NCCL_DEV = re.compile(r"^\S+:\d+:\d+ \[(\d{1,3})\] NCCL ")
+_LOCAL_RANK_ARG = re.compile(r"--local[_-]rank[= ](\d{1,5})")
+#: torchrun's failure summary: `rank      : 3 (local_rank: 3)`
+BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*(\d{1,5})\)")
+
+
+def parse_rank(text: str) -> RankInfo:
+    """Rank prefixes: `[rank3]:`, srun `3: `, torchrun `[default3]:` (local), `[Rank 3]`, `Rank 3`."""
+    head = text[:300]
+    local = None
+    m = _TORCHRUN.match(head)
+    if m:
+        local = int(m.group(1))
+        head = head[m.end() :]
+    m = _RANK_PREFIX.search(head, 0, 80)
+    if m:
+        return RankInfo(int(m.group(1)), local)
+    if local is not None:
+        return RankInfo(None, local)
+    m = _SRUN_LABEL.match(head)
+    if m:
+        return RankInfo(int(m.group(1)))
+    m = BLOCK_RANK.match(head)
+    if m:
+        return RankInfo(int(m.group(1)), int(m.group(2)))
+    m = _BRACKET_RANK.search(head) or _LEAD_RANK.match(head)
+    if m:
+        return RankInfo(int(m.group(1)))
+    m = _NCCL_DEV.match(head)
+    if m:  # NCCL's `host:pid:tid [cudaDev]`: the device index, which is the local rank under torchrun
+        return RankInfo(None, int(m.group(1)))
+    m = _LOCAL_RANK_ARG.search(text[:2000])
+    if m:
+        return RankInfo(None, int(m.group(1)))
+    return RankInfo()
+
+
+# ---------------------------------------------------------------- timestamps
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """A point in time. `relative` stamps (raw dmesg seconds since boot) order lines of one node only."""
+
+    value: float
+    relative: bool = False
+    has_year: bool = True
+
+    def iso(self) -> str | None:
+        if self.relative:
+            return f"+{self.value:.6f}s since boot"
+        dt = datetime.fromtimestamp(self.value, UTC)
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+_MON = r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+_ISO = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T _](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?\s?(Z|[+-]\d{2}:?\d{2})?"
+)
+_DMESG_T = re.compile(r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) " + _MON + r" +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\]")
+_GLOG = re.compile(r"(?:^|[\[\s:])[IWEF](\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,9})")
+_SYSLOG = re.compile(r"^\s*" + _MON + r" +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?")
+_RAW_DMESG = re.compile(r"^\s*(?:<\d>)?\[\s*(\d{1,10}\.\d{1,9})\]")
+_SLASH = re.compile(r"(\d{4})/(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?")
+
+
+def _frac(s: str | None) -> float:
+    return float("0." + s) if s else 0.0
+
+
+def _mk(y: int, mo: int, d: int, h: int, mi: int, s: int, frac: float, offset: float = 0.0) -> float | None:
+    try:
+        return datetime(y, mo, d, h, mi, s, tzinfo=UTC).timestamp() + frac - offset
+    except (ValueError, OverflowError):
+        return None
+
+
+def _tz(z: str | None) -> float:
+    if not z or z == "Z":
+        return 0.0
+    sign = -1 if z[0] == "-" else 1
+    digits = z[1:].replace(":", "")
+    return sign * (int(digits[:2]) * 3600 + int(digits[2:4] or 0) * 60)
+
+
+def parse_timestamp(text: str, year: int = 1970) -> Stamp | None:
+    """The first timestamp near the start of a line, or None. `year` fills formats that omit it."""
+    head = text[:200]
+    m = _ISO.search(head)
+    if m:
+        g = m.groups()
+        v = _mk(*(int(x) for x in g[:6]), _frac(g[6]), _tz(g[7]))
+        if v is not None:
+            return Stamp(v)
+    m = _DMESG_T.search(head)
+    if m:
+        v = _mk(int(m.group(6)), _MONTHS[m.group(1).lower()], *(int(m.group(i)) for i in (2, 3, 4, 5)), 0.0)
+        if v is not None:
+            return Stamp(v)
+    m = _SLASH.search(head)
+    if m:
+        g = m.groups()
+        v = _mk(*(int(x) for x in g[:6]), _frac(g[6]))
+        if v is not None:
+            return Stamp(v)
+    m = _SYSLOG.match(head)
+    if m:
+        v = _mk(year, _MONTHS[m.group(1).lower()], *(int(m.group(i)) for i in (2, 3, 4, 5)), _frac(m.group(6)))
+        if v is not None:
+            return Stamp(v, has_year=False)
+    m = _GLOG.search(head, 0, 120)
+    if m:
+        g = [int(x) for x in m.groups()[:5]]
+        v = _mk(year, g[0], g[1], g[2], g[3], g[4], _frac(m.group(6)))
+        if v is not None:
+            return Stamp(v, has_year=False)
+    m = _RAW_DMESG.match(head)
+    if m:
+        return Stamp(float(m.group(1)), relative=True)
+    return None
+
+
+def year_of(text: str) -> int | None:
+    """The year of a line that carries one (used to complete glog/syslog stamps of the same job)."""
+    st = parse_timestamp(text)
+    if st is None or st.relative or not st.has_year:
+        return None
+    return datetime.fromtimestamp(st.value, UTC).year
+
+
+# ---------------------------------------------------------------- steps (for stragglers)
+
+_STEP = re.compile(
+    r"\b(?:global[_ ]step|step|iter(?:ation)?)\s*[:=#]?\s*\[?\s*(\d{1,9})(?:\s*/\s*\d+)?",
+    re.IGNORECASE,
+)
+
+
+def parse_step(text: str) -> int | None:
+    """The training step a progress line reports (`step 120`, `iteration 5/100`, `global_step=7`)."""
+    m = _STEP.search(text[:500])
+    return int(m.group(1)) if m else None
+
+
+# ---------------------------------------------------------------- launcher reports about other ranks
+
+_AGENT_FAILED = re.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d{1,5}) \(pid")
+
+
+def reported_rank(text: str) -> RankInfo | None:
+    """A launcher line that reports another process's failure (torchrun's elastic agent), or None."""
+    m = _AGENT_FAILED.search(text[:1000])
+    if m:
+        return RankInfo(None, int(m.group(1)))
+    m = BLOCK_RANK.match(text[:200])
+    if m:
+        return RankInfo(int(m.group(1)), int(m.group(2)))
+    return None

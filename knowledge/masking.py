@@ -1,0 +1,339 @@
+"""Secret masking for every log line Denpex keeps, before it is stored, queued or sent anywhere.
+
+Rules are data (`data/secrets.toml`). Each is a regex in the subset Python `re` and Hyperscan both
+accept, so the engine compiles `Masker.rules` into its one Hyperscan database next to the failure
+signatures and masking costs nothing on lines without secrets: only a line the scan flagged goes
+through `mask_line` with the ids of the rules that hit it. `mask()` works the same way on its own:
+a Hyperscan database of the rules (plain `re` when Hyperscan cannot be imported) finds the chunks
+and rules that hit, and only those run through Python `re`.
+
+A secret becomes `[MASKED:<label>]`; key names, `Bearer `, `scheme://user:` and `@host` stay, so a
+reader sees what was there (`HF_TOKEN=[MASKED:hf_token]`, `postgres://app:[MASKED:url_password]@db`).
+Masking is idempotent: a mask token is never masked again.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import tomllib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+try:  # pragma: no cover - which branch runs depends on the platform
+    import hyperscan
+except ImportError:  # pragma: no cover
+    hyperscan = None
+
+RULES_PATH = Path(__file__).parent / "data" / "secrets.toml"
+CHUNK_CHARS = 32 << 10  # mask(): Python `re` runs only on the chunks the scan flagged
+MAX_PASSES = 16  # _apply: passes until masking reaches a fixed point (two in practice)
+MAX_BLOCK_LINES = 200  # a private key block without END stops being masked after this many lines
+
+Check = Literal["none", "value", "token", "entropy"]
+_CHECKS = ("none", "value", "token", "entropy")
+_END_MARKER = "-----END"
+_MASK_TOKENS = re.compile(r"(?:\[MASKED:[a-z0-9_]+\])+")
+_PLACEHOLDER = re.compile(
+    r"none|null|nil|true|false|undefined|n/a|\[?redacted\]?|<[^<>]*>|\*+|x{3,}|\.{3,}"
+    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s",
+    re.IGNORECASE,
+)
+
+
+def mask_token(label: str) -> str:
+    """The text a secret is replaced with."""
+    return f"[MASKED:{label}]"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRule:
+    """One kind of secret. `pattern` is matched one line at a time (see data/secrets.toml)."""
+
+    id: str
+    pattern: str
+    caseless: bool = False
+    label: str = ""
+    check: Check = "none"
+    block: bool = False
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9_]+", self.id):
+            raise ValueError(f"secret rule id {self.id!r}: use [a-z0-9_]+")
+        if self.check not in _CHECKS:
+            raise ValueError(f"secret rule {self.id}: check must be one of {', '.join(_CHECKS)}")
+        if re.search(r"\(\?[=!<]|\\[1-9]", self.pattern):
+            raise ValueError(f"secret rule {self.id}: no lookaround or backreferences (Hyperscan)")
+        if not self.label:
+            object.__setattr__(self, "label", self.id)
+
+    @property
+    def flags(self) -> int:
+        """Python `re` flags matching Hyperscan's byte semantics with HS_FLAG_MULTILINE."""
+        return re.ASCII | re.MULTILINE | (re.IGNORECASE if self.caseless else 0)
+
+
+def load_rules(path: Path = RULES_PATH) -> tuple[SecretRule, ...]:
+    """Read `[[rule]]` tables; an unknown field or a bad regex fails here, naming the rule."""
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    rules = []
+    for table in raw.get("rule", []):
+        rule = SecretRule(**table)
+        try:
+            re.compile(rule.pattern, rule.flags)
+        except re.error as exc:
+            raise ValueError(f"{path.name}: rule {rule.id}: invalid regex: {exc}") from exc
+        rules.append(rule)
+    ids = [r.id for r in rules]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{path.name}: rule ids repeat")
+    return tuple(rules)
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _accepts(check: Check, value: str) -> bool:
+    """Whether a captured value is a secret to mask (the regex may over-report; this decides)."""
+    if _MASK_TOKENS.fullmatch(value):
+        return False
+    if check == "none":
+        return True
+    if _PLACEHOLDER.fullmatch(value):
+        return False
+    if check == "value":
+        return True
+    classes = sum(any(f(c) for c in value) for f in (str.islower, str.isupper, str.isdigit))
+    if check == "token":
+        return len(value) >= 8 and classes >= 2
+    return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.0
+
+
+class _Detector:
+    """Which rules hit a buffer: one Hyperscan database (SINGLEMATCH), or `re.search` per rule."""
+
+    def __init__(
+        self, rules: Sequence[SecretRule], compiled: Sequence[re.Pattern[str]], use_hyperscan: bool
+    ) -> None:
+        self._compiled = compiled
+        self._db: Any = None
+        self._local = threading.local()  # Hyperscan scratch space is per thread
+        if use_hyperscan and hyperscan is not None and rules:
+            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            base = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_MULTILINE
+            db.compile(
+                expressions=[r.pattern.encode("ascii") for r in rules],
+                ids=list(range(len(rules))),
+                elements=len(rules),
+                flags=[base | (hyperscan.HS_FLAG_CASELESS if r.caseless else 0) for r in rules],
+            )
+            self._db = db
+
+    @property
+    def backend(self) -> str:
+        return "hyperscan" if self._db is not None else "python"
+
+    def hits(self, text: str | bytes) -> set[int]:
+        if self._db is None:
+            if isinstance(text, bytes):
+                text = text.decode("utf-8", "surrogateescape")
+            return {i for i, rx in enumerate(self._compiled) if rx.search(text)}
+        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        found: set[int] = set()
+        self._db.scan(data, match_event_handler=lambda idx, *_: found.add(idx), scratch=scratch)
+        return found
+
+
+class Masker:
+    """Masks secrets in log text. Build once (`Masker.default()`), reuse from any thread."""
+
+    def __init__(self, rules: Sequence[SecretRule], *, use_hyperscan: bool = True) -> None:
+        """`use_hyperscan=False` forces the pure-`re` detector (tests compare the two)."""
+        self._rules = tuple(rules)
+        self._compiled = tuple(re.compile(r.pattern, r.flags) for r in self._rules)
+        self._index = {r.id: i for i, r in enumerate(self._rules)}
+        self._block = frozenset(i for i, r in enumerate(self._rules) if r.block)
+        self._detector = _Detector(self._rules, self._compiled, use_hyperscan)
+
+    @classmethod
+    def default(cls, *, use_hyperscan: bool = True) -> Masker:
+        """The bundled rules of data/secrets.toml."""
+        return cls(load_rules(), use_hyperscan=use_hyperscan)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # a Hyperscan database does not pickle: rebuild it from the rules
+        return (_rebuild, (self._rules, self.backend == "hyperscan"))
+
+    @property
+    def rules(self) -> Sequence[SecretRule]:
+        return self._rules
+
+    @property
+    def backend(self) -> str:
+        """`hyperscan` or `python`: what finds the rules that hit in `mask()`."""
+        return self._detector.backend
+
+    def hits(self, text: str | bytes) -> list[str]:
+        """Ids of the rules that match somewhere in `text` (what the engine's scan reports)."""
+        return [self._rules[i].id for i in sorted(self._detector.hits(text))]
+
+    def mask(self, text: str) -> str:
+        """Mask every secret in `text`, which may hold many lines (private key blocks included)."""
+        stream = MaskStream(self)
+        out: list[str] = []
+        pos, n = 0, len(text)
+        while pos < n:
+            end = text.find("\n", min(pos + CHUNK_CHARS, n) - 1)
+            end = n if end < 0 else end + 1
+            chunk = text[pos:end]
+            hits = self._detector.hits(chunk)
+            out.append(stream.chunk(chunk, hits) if hits or stream.in_block else chunk)
+            pos = end
+        return "".join(out)
+
+    def mask_line(self, text: str, rule_ids: Iterable[str]) -> str:
+        """Mask `text` starting from the rules `rule_ids` (the engine's scan); unknown ids are ignored.
+
+        No usable id: the line is returned untouched, at no cost. Once a rule masked something the
+        result is re-checked with every rule until it is stable, so the answer equals `mask(text)`.
+
+        Stateless: on a `-----BEGIN … PRIVATE KEY-----` line it masks what follows the marker; the
+        lines after it need `mask_lines` or a `stream()`.
+        """
+        idxs = {self._index[r] for r in rule_ids if r in self._index}
+        return self._apply(text, idxs) if idxs else text
+
+    def mask_bytes(self, data: bytes) -> bytes:
+        """Mask raw bytes (webhook bodies, kernel logs); invalid UTF-8 outside secrets is kept as is."""
+        if not self._detector.hits(data):
+            return data
+        return self.mask(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+    def mask_lines(self, lines: list[str]) -> list[str]:
+        """Mask a sequence of lines, including the body of private key blocks across lines."""
+        stream = MaskStream(self)
+        return [stream.line(line) for line in lines]
+
+    def stream(self) -> MaskStream:
+        """A per-source line masker that remembers an open private key block (see `MaskStream`)."""
+        return MaskStream(self)
+
+    def _apply(self, text: str, idxs: Iterable[int]) -> str:
+        """Mask matches of rules `idxs` in `text`.
+
+        Repeats until nothing changes: a mask token can create a word boundary a neighbouring secret
+        needed (`AIza…_sk-ant-…`), and the result must be final, so masking stays idempotent. Each
+        pass that changes anything masks at least one more character, so this ends.
+        """
+        out = self._apply_once(text, idxs)
+        for _ in range(MAX_PASSES):
+            if out == text:
+                break
+            text = out
+            hits = self._detector.hits(text)
+            out = self._apply_once(text, hits) if hits else text
+        return out
+
+    def _opens_block(self, text: str) -> bool:
+        """Whether `text` has a BEGIN … PRIVATE KEY marker with no END marker after it."""
+        for i in self._block:
+            last = None
+            for last in self._compiled[i].finditer(text):  # noqa: B007 - the last match decides
+                pass
+            if last is not None and text.find(_END_MARKER, last.start()) < 0:
+                return True
+        return False
+
+    def _apply_once(self, text: str, idxs: Iterable[int]) -> str:
+        spans: list[tuple[int, int, int]] = []
+        for i in sorted(idxs):
+            rule, rx = self._rules[i], self._compiled[i]
+            for m in rx.finditer(text):
+                groups = [g for g in range(1, (rx.groups or 0) + 1) if m.start(g) >= 0] or [0]
+                for g in groups:
+                    s, e = m.span(g)
+                    if e > s and _accepts(rule.check, text[s:e]):
+                        spans.append((s, i, e))
+        if not spans:
+            return text
+        spans.sort()
+        out, last = [], 0
+        cur_s, cur_i, cur_e = spans[0]
+        for s, i, e in [*spans[1:], (len(text) + 1, 0, 0)]:
+            if s < cur_e:
+                cur_e = max(cur_e, e)
+                continue
+            out.append(text[last:cur_s])
+            secret = text[cur_s:cur_e]
+            keep = _MASK_TOKENS.fullmatch(secret)
+            out.append(secret if keep else mask_token(self._rules[cur_i].label))
+            last = cur_e
+            cur_s, cur_i, cur_e = s, i, e
+        out.append(text[last:])
+        return "".join(out)
+
+
+def _rebuild(rules: tuple[SecretRule, ...], use_hyperscan: bool) -> Masker:
+    return Masker(rules, use_hyperscan=use_hyperscan)
+
+
+class MaskStream:
+    """Masks the lines of one source in order, tracking an open private key block.
+
+    The engine calls `line(text, rule_ids)` for every line its scan flagged, and for every line while
+    `in_block` is true (body lines of a key block match no rule themselves). Body lines become one
+    mask token each, so line numbers stay right; the END line keeps its marker.
+    """
+
+    def __init__(self, masker: Masker) -> None:
+        self._m = masker
+        self._left = 0
+
+    @property
+    def in_block(self) -> bool:
+        return self._left > 0
+
+    def line(self, text: str, rule_ids: Iterable[str] | None = None) -> str:
+        """Mask one line (without its line break). `rule_ids=None`: find the rules that hit."""
+        m = self._m
+        if rule_ids is None:
+            idxs = m._detector.hits(text)
+        else:
+            idxs = {m._index[r] for r in rule_ids if r in m._index}
+        return self._line(text, idxs)
+
+    def chunk(self, text: str, idxs: set[int]) -> str:
+        """Mask a chunk of whole lines given the rules that hit somewhere in it."""
+        if not self.in_block and not (idxs & self._m._block):
+            return self._m._apply(text, idxs)  # no rule crosses a line break: one pass
+        body, nl = (text[:-1], "\n") if text.endswith("\n") else (text, "")
+        return "\n".join(self._line(part, idxs) for part in body.split("\n")) + nl
+
+    def _line(self, text: str, idxs: set[int]) -> str:
+        prefix = ""
+        if self._left:
+            self._left -= 1
+            end = text.find(_END_MARKER)
+            body = text if end < 0 else text[:end]
+            cr = "\r" if body.endswith("\r") else ""
+            prefix = mask_token(self._m._rules[min(self._m._block)].label) + cr if body.strip() else body
+            if end < 0:
+                return prefix
+            self._left = 0
+            text = text[end:]
+            idxs = self._m._detector.hits(text)
+        masked = self._m._apply(text, idxs) if idxs else text
+        # before or after masking: a value rule may have swallowed either marker
+        if "PRIVATE KEY" in text and (self._m._opens_block(text) or self._m._opens_block(masked)):
+            self._left = MAX_BLOCK_LINES
+        return prefix + masked

@@ -1,0 +1,131 @@
+"""One multi-pattern database for every knowledge signature, context pattern and masking rule.
+
+All patterns are compiled once (Hyperscan, block mode, multi-line so `^`/`$` anchor at line breaks)
+and scanned over large chunks of a log. Only where Hyperscan cannot be imported, or rejects a
+pattern, the same patterns run through Python's `re`, which is slower but gives the same hits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+try:  # pragma: no cover - which branch runs depends on the platform
+    import hyperscan
+except ImportError:  # pragma: no cover
+    hyperscan = None
+
+PatternKind = Literal["primary", "collateral", "context", "mask", "fact"]
+
+#: Engine-owned facts read from lines (not failure knowledge): Xid codes, which GPU a rank used,
+#: watchdog sequence numbers, world size. Kept here so they share the one scan.
+FACT_PATTERNS: dict[str, tuple[str, bool]] = {
+    "xid": (r"NVRM: Xid \(", False),
+    "device": (r"cudaDev \d+ (?:nvmlDev \d+ )?busId [0-9a-f]+", True),
+    "seqnum": (r"SeqNum=\d+, ?OpType=[A-Z_]+", False),
+    "world": (r"(?:world[_ ]size|nranks)[=: ]+\d+", True),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """One compiled pattern and what a hit on it means."""
+
+    idx: int
+    regex: str
+    caseless: bool
+    kind: PatternKind
+    sig_id: str
+    entry: str | None = None
+    weight: float = 1.0
+    window: int = 0
+
+
+Hit = tuple[int, int]  # (pattern idx, end offset in the scanned buffer)
+
+
+class PatternSet:
+    """Compiled patterns; `scan(buffer)` returns `(pattern idx, end offset)` hits in offset order."""
+
+    def __init__(self, patterns: Sequence[Pattern]) -> None:
+        self.patterns = list(patterns)
+        self._hs = None
+        self._py: list[tuple[int, re.Pattern[bytes]]] = []
+        self.backend = "python"
+        hs_patterns = list(self.patterns)
+        if hyperscan is not None:
+            hs_patterns, rejected = self._split_supported(hs_patterns)
+            self._py = [(p.idx, _py_compile(p)) for p in rejected]
+            if hs_patterns:
+                self._hs = _hs_compile(hs_patterns)
+            self.backend = "hyperscan"
+        else:  # pragma: no cover - exercised only without a hyperscan wheel
+            self._py = [(p.idx, _py_compile(p)) for p in self.patterns]
+
+    @staticmethod
+    def _split_supported(patterns: list[Pattern]) -> tuple[list[Pattern], list[Pattern]]:
+        """Hyperscan rejects a few constructs Python accepts; those patterns run in Python instead."""
+        try:
+            _hs_compile(patterns)
+            return patterns, []
+        except Exception:  # hyperscan.error; one bad pattern fails the whole database
+            ok, bad = [], []
+            for p in patterns:
+                try:
+                    _hs_compile([p])
+                    ok.append(p)
+                except Exception:
+                    bad.append(p)
+            return ok, bad
+
+    def scan(self, data: memoryview | bytes, on_hit_cap: Callable[[int], bool] | None = None) -> list[Hit]:
+        """All hits in `data`. `on_hit_cap(idx)` returns False to drop a hit (per-pattern caps)."""
+        hits: list[Hit] = []
+        append = hits.append
+        if self._hs is not None:
+            if on_hit_cap is None:
+
+                def cb(idx: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+                    append((idx, to))
+            else:
+                keep = on_hit_cap
+
+                def cb(idx: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+                    if keep(idx):
+                        append((idx, to))
+
+            self._hs.scan(data, match_event_handler=cb)
+        if self._py:
+            raw = bytes(data) if not isinstance(data, bytes) else data
+            for idx, rx in self._py:
+                for m in rx.finditer(raw):
+                    if on_hit_cap is None or on_hit_cap(idx):
+                        append((idx, m.end()))
+                        if m.end() == m.start():
+                            break
+        hits.sort(key=lambda h: h[1])
+        return hits
+
+
+def _hs_compile(patterns: Sequence[Pattern]):  # type: ignore[no-untyped-def]
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    flags = [
+        hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if p.caseless else 0) for p in patterns
+    ]
+    db.compile(
+        expressions=[p.regex.encode("utf-8") for p in patterns],
+        ids=[p.idx for p in patterns],
+        elements=len(patterns),
+        flags=flags,
+    )
+    return db
+
+
+def _py_compile(p: Pattern) -> re.Pattern[bytes]:
+    flags = re.MULTILINE | (re.IGNORECASE if p.caseless else 0)
+    try:
+        return re.compile(p.regex.encode("utf-8"), flags)
+    except re.error:  # a pattern neither engine accepts matches nothing rather than failing a diagnosis
+        return re.compile(rb"(?!x)x")

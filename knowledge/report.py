@@ -1,0 +1,175 @@
+"""Turning a verdict into the public `Diagnosis`: evidence, collateral groups, tails, missing evidence.
+
+Every log text that leaves the engine passes through `Redactor`, so a secret in a log line can never
+reach Slack, Redis or a terminal through a diagnosis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from denpex.models import (
+    CollateralGroup,
+    Diagnosis,
+    EntryRef,
+    EvidenceLine,
+    Initiating,
+    MissingEvidence,
+    RankTail,
+    Stats,
+)
+from knowledge import wording
+from knowledge.attribution import Verdict, score_entries
+from knowledge.scanner import SourceScan
+from knowledge.signals import Job, Signal
+from knowledge.schema import Entry
+
+MAX_EVIDENCE = 8
+NODE_LINES = 20
+
+
+@dataclass(slots=True)
+class Redactor:
+    """Masks retained text: rule-targeted where the scan saw a secret, then the full masker anyway."""
+
+    mask: Callable[[str], str]
+    mask_line: Callable[[str, Sequence[str]], str]
+    rule_ids: dict[int, str]
+
+    def __call__(self, scan: SourceScan, line: int, text: str) -> str:
+        hit = scan.masks.get(line)
+        if hit:
+            text = self.mask_line(text, [self.rule_ids[i] for i in hit if i in self.rule_ids])
+        return self.mask(text)
+
+
+def _ev(job: Job, red: Redactor, src: int, line: int, text: str) -> EvidenceLine:
+    scan = job.scans[src]
+    return EvidenceLine(source=scan.source.name, line=line, text=red(scan, line, text))
+
+
+def evidence(job: Job, v: Verdict, red: Redactor) -> list[EvidenceLine]:
+    seen: set[tuple[int, int]] = set()
+    out: list[EvidenceLine] = []
+    items = [(s.source, s.hit) for s in v.evidence] + list(v.context)
+    for src, hit in items:
+        if (src, hit.line) in seen or len(out) >= MAX_EVIDENCE:
+            continue
+        seen.add((src, hit.line))
+        out.append(_ev(job, red, src, hit.line, hit.text))
+    return out
+
+
+def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
+    """Every other rank that logged a signal, grouped by the category of its first signal."""
+    groups: dict[tuple[str, str], tuple[list[int], float | None, str | None]] = {}
+    for key, sigs in job.by_actor().items():
+        if key[0] != "rank" or key == v.actor:
+            continue
+        first = min(sigs, key=Signal.order)
+        if first.hit.secondhand:
+            why = wording.reported_by_launcher()
+        elif first.role == "primary" and not first.demoted:
+            why = wording.failed_after(v.rank)
+        else:
+            why = wording.waited_on(v.rank)
+        scored = score_entries(sigs, job)
+        category = scored[0].entry.category if scored else first.entry.category
+        ranks, t, iso = groups.get((category, why), ([], None, None))
+        ranks.append(int(key[1]))
+        ft = first.abs_time()
+        if ft is not None and (t is None or ft < t):
+            t, iso = ft, first.stamp.iso() if first.stamp else None
+        groups[(category, why)] = (ranks, t, iso)
+    out = [
+        CollateralGroup(ranks=sorted(r), category=cat, first_time=iso, why=why)
+        for (cat, why), (r, _, iso) in groups.items()
+    ]
+    out.sort(key=lambda g: (g.ranks[0], g.category))
+    return out
+
+
+def tails(job: Job, red: Redactor) -> list[RankTail]:
+    out = []
+    for scan in job.scans:
+        src = scan.source
+        if src.kind == "kernel" or not scan.tail:
+            continue
+        lines = [EvidenceLine(source=src.name, line=n, text=red(scan, n, t)) for n, t in scan.tail]
+        out.append(RankTail(rank=src.rank, source=src.name, node=src.node, lines=lines))
+    return out
+
+
+def nodes(job: Job, red: Redactor) -> dict[str, list[EvidenceLine]]:
+    out: dict[str, list[EvidenceLine]] = {}
+    for i, scan in enumerate(job.scans):
+        src = scan.source
+        if src.kind != "kernel":
+            continue
+        lines = out.setdefault(src.node or src.name, [])
+        for hit in scan.hits:
+            if len(lines) < NODE_LINES:
+                lines.append(_ev(job, red, i, hit.line, hit.text))
+    return out
+
+
+def missing(job: Job, v: Verdict, given: Sequence[MissingEvidence]) -> list[MissingEvidence]:
+    out = list(given)
+    kernel_nodes = {s.source.node for s in job.scans if s.source.kind == "kernel"}
+    has_kernel = any(s.source.kind == "kernel" for s in job.scans)
+    if v.node and v.node not in kernel_nodes or not has_kernel:
+        what, nxt = wording.missing_kernel(v.node if v.node not in kernel_nodes else None)
+        out.append(MissingEvidence(what=what, next_action=nxt))
+    if v.confidence < 0.8 and not any(s.source.kind == "scheduler" for s in job.scans):
+        what, nxt = wording.missing_scheduler()
+        out.append(MissingEvidence(what=what, next_action=nxt))
+    rank_files = {s.source.rank for s in job.scans if s.source.kind == "rank" and s.source.rank is not None}
+    if rank_files and job.world and len(rank_files) < job.world:
+        absent = sorted(set(range(job.world)) - rank_files)
+        if absent:
+            what, nxt = wording.missing_ranks(absent)
+            out.append(MissingEvidence(what=what, next_action=nxt))
+    if v.collateral_only and v.rank is None:
+        what, nxt = wording.missing_stalled_rank()
+        out.append(MissingEvidence(what=what, next_action=nxt))
+    if v.entry is None or not job.signals:
+        what, nxt = wording.missing_logs()
+        out.append(MissingEvidence(what=what, next_action=nxt))
+    seen: set[str] = set()
+    return [m for m in out if not (m.what in seen or seen.add(m.what))]
+
+
+def _fix(entry: Entry | None) -> str:
+    if entry is None:
+        return ""
+    steps = "\n".join(f"{i}. {s}" for i, s in enumerate(entry.fix.steps, 1))
+    return f"{steps}\n\n{entry.fix.snippet.strip()}" if entry.fix.snippet.strip() else steps
+
+
+def diagnosis(
+    job: Job, v: Verdict, red: Redactor, given: Sequence[MissingEvidence], stats: Stats
+) -> Diagnosis:
+    entry = v.entry
+    root = entry.root_cause if entry else ""
+    root = " ".join([*v.notes, root]).strip() if v.notes else root
+    return Diagnosis(
+        category=v.category,
+        entry=EntryRef(id=entry.id, title=entry.title) if entry else None,
+        confidence=v.confidence,
+        initiating=Initiating(
+            rank=v.rank,
+            node=red.mask(v.node) if v.node else None,
+            time=v.stamp.iso() if v.stamp else None,
+            evidence=evidence(job, v, red),
+        ),
+        collateral=collateral(job, v),
+        root_cause=red.mask(root),
+        fix=_fix(entry),
+        verify=entry.verify if entry else "",
+        missing_evidence=missing(job, v, given),
+        alternatives=[EntryRef(id=e.id, title=e.title) for e in v.alternatives],
+        tails=tails(job, red),
+        nodes=nodes(job, red),
+        stats=stats,
+    )

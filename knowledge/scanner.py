@@ -1,0 +1,288 @@
+"""Streaming one log source through the pattern database in bounded memory.
+
+A source is read in large chunks into one reused buffer; each chunk is scanned up to its last line
+break and the partial line is carried into the next. Hit offsets become line numbers by counting
+line breaks between hits. Only hit lines (with a little context) and the tail are decoded and kept,
+so memory stays flat however large the log is, and there is no Python loop over every line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from denpex.models import LogSource
+from knowledge import lines
+from knowledge.patterns import PatternSet
+
+try:  # counting line breaks is the other per-byte cost next to the scan; numpy does it ~5x faster
+    import numpy as _np
+except ImportError:  # pragma: no cover
+    _np = None
+
+CHUNK = 16 << 20
+TAIL_BYTES = 64 << 10
+TAIL_LINES = 20
+CONTEXT_LINES = 2
+LOOKBACK_BYTES = 32 << 10
+HIT_CAP = 200  # hits kept per pattern per source; more would only repeat the same evidence
+MASK_CAP = 5000
+
+
+@dataclass(slots=True)
+class LineHit:
+    """A retained line that matched one or more patterns."""
+
+    line: int  # 1-based line number in the source
+    text: str  # cleaned, not yet masked
+    patterns: list[int]
+    rank: lines.RankInfo
+    stamp: lines.Stamp | None
+    secondhand: bool = False  # reported by a launcher about another process (torchrun summary)
+    before: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SourceScan:
+    source: LogSource
+    hits: list[LineHit] = field(default_factory=list)
+    tail: list[tuple[int, str]] = field(default_factory=list)
+    tail_text: list[str] = field(default_factory=list)  # more tail lines, for step parsing
+    lines: int = 0
+    bytes: int = 0
+    masks: dict[int, set[int]] = field(default_factory=dict)  # line -> mask pattern idxs
+
+
+class _Reader:
+    """Fills a buffer from a source: `readinto` for files (no copies), copies for in-memory chunks."""
+
+    def __init__(self, source: LogSource) -> None:
+        self._fh = None
+        self._it: Iterator[bytes] | None = None
+        self._pending = memoryview(b"")
+        if source.path is not None and source.data is None and source.chunks is None:
+            self._fh = source.path.open("rb", buffering=0)
+        else:
+            self._it = iter(source.open_bytes())
+
+    def fill(self, mv: memoryview, start: int) -> int:
+        """Fill `mv[start:]` as far as the source allows; return the bytes added (0 at the end)."""
+        pos, size = start, len(mv)
+        while pos < size:
+            if self._fh is not None:
+                n = self._fh.readinto(mv[pos:])
+                if not n:
+                    break
+                pos += n
+                continue
+            if not self._pending:
+                nxt = next(self._it, None) if self._it is not None else None
+                if nxt is None:
+                    break
+                self._pending = memoryview(nxt).cast("B")
+            take = min(len(self._pending), size - pos)
+            mv[pos : pos + take] = self._pending[:take]
+            self._pending = self._pending[take:]
+            pos += take
+        return pos - start
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+
+
+@dataclass(slots=True)
+class _State:
+    year: int
+    line_base: int = 0  # line breaks before the current buffer start
+    last_stamp: lines.Stamp | None = None
+    tail: bytes = b""
+    last_byte: int = 10
+    known: tuple[int, lines.Stamp | None] = (-1, None)  # (line start offset, stamp) memo for look-back
+
+
+class Scanner:
+    """Scans sources with one `PatternSet`; owns the reused chunk buffer (one scanner per thread)."""
+
+    def __init__(self, patterns: PatternSet, chunk: int = CHUNK) -> None:
+        self.patterns = patterns
+        self.kinds = [p.kind for p in patterns.patterns]
+        self.buf = bytearray(chunk)
+
+    def scan(self, source: LogSource, year: int, progress: Callable[[int], None] | None = None) -> SourceScan:
+        """Scan one source; `progress(n)` is called with the bytes of this source read so far."""
+        out = SourceScan(source=source)
+        counts = [0] * len(self.kinds)
+        caps = [MASK_CAP if k == "mask" else HIT_CAP for k in self.kinds]
+
+        def keep(idx: int) -> bool:
+            counts[idx] += 1
+            return counts[idx] <= caps[idx]
+
+        state = _State(year=year)
+        buf, mv = self.buf, memoryview(self.buf)
+        reader = _Reader(source)
+        carry = 0
+        try:
+            while True:
+                added = reader.fill(mv, carry)
+                out.bytes += added
+                end = carry + added
+                if end == 0:
+                    break
+                final = added == 0 or end < len(buf)
+                scan_end = end
+                if not final:
+                    nl = buf.rfind(b"\n", 0, end)
+                    if nl >= 0 and end - nl - 1 <= len(buf) // 2:  # else a giant line: scan it in pieces
+                        scan_end = nl + 1
+                self._process(out, state, scan_end, keep)
+                carry = end - scan_end
+                if carry:
+                    buf[:carry] = buf[scan_end:end]
+                if progress is not None:
+                    progress(out.bytes)
+                if final:
+                    break
+        finally:
+            reader.close()
+        self._finish(out, state)
+        return out
+
+    def _process(self, out: SourceScan, state: _State, scan_end: int, keep: Callable[[int], bool]) -> None:
+        buf = self.buf
+        hits = self.patterns.scan(memoryview(buf)[:scan_end], keep)
+        state.known = (-1, state.last_stamp)
+        positions = []
+        for _idx, end in hits:
+            pos = min(max(end - 1, 0), scan_end - 1)
+            while pos > 0 and buf[pos] == 10:  # a match may end on the line break itself
+                pos -= 1
+            positions.append(pos)
+        breaks, numbers = _line_numbers(buf, scan_end, positions)
+        last: LineHit | None = None
+        for (idx, _end), pos, before in zip(hits, positions, numbers, strict=True):
+            line_no = state.line_base + before + 1
+            if self.kinds[idx] == "mask":
+                out.masks.setdefault(line_no, set()).add(idx)
+                continue
+            if last is not None and last.line == line_no:
+                if idx not in last.patterns:
+                    last.patterns.append(idx)
+                continue
+            last = self._line_hit(out, state, pos, scan_end, line_no, idx)
+            out.hits.append(last)
+        state.line_base += breaks
+        state.last_stamp = self._stamp_before(state, scan_end) or state.last_stamp
+        state.tail = (state.tail + bytes(buf[max(0, scan_end - TAIL_BYTES) : scan_end]))[-TAIL_BYTES:]
+        state.last_byte = buf[scan_end - 1]
+
+    def _line_hit(self, out: SourceScan, state: _State, pos: int, scan_end: int, line_no: int, idx: int) -> LineHit:
+        buf = self.buf
+        ls = buf.rfind(b"\n", 0, pos) + 1
+        le = buf.find(b"\n", pos, scan_end)
+        le = scan_end if le < 0 else le
+        a, b = max(ls, pos - 8192), min(le, pos + 8192)
+        raw = bytes(buf[a:b])
+        rel = pos - a
+        seg = raw[raw.rfind(b"\r", 0, rel) + 1 : (raw.find(b"\r", rel) + 1 or len(raw) + 1) - 1]
+        text = lines.clean(lines.decode(seg))
+        head = lines.clean(lines.decode(bytes(buf[ls : min(le, ls + 400)]).split(b"\r")[0]))
+        rank = lines.parse_rank(text)
+        if rank.rank is None and rank.local is None:
+            rank = lines.parse_rank(head)
+        stamp = lines.parse_timestamp(text, state.year) or lines.parse_timestamp(head, state.year)
+        if stamp is None:
+            stamp = self._stamp_before(state, ls)
+        state.known = (ls, stamp)
+        hit = LineHit(line=line_no, text=text, patterns=[idx], rank=rank, stamp=stamp)
+        if rank.rank is None:
+            self._reported(hit, ls)
+        if len(out.hits) < 64:
+            hit.before, hit.after = self._context(ls, le, scan_end)
+        return hit
+
+    def _reported(self, hit: LineHit, ls: int) -> None:
+        """Lines inside torchrun's failure summary describe another rank: mark them second-hand."""
+        rep = lines.reported_rank(hit.text)
+        p = ls
+        for _ in range(12):
+            if rep is not None or p <= 0:
+                break
+            prev = self.buf.rfind(b"\n", 0, p - 1) + 1
+            rep = lines.reported_rank(lines.decode(bytes(self.buf[prev : min(p, prev + 300)])))
+            p = prev
+        if rep is not None:
+            hit.rank = rep
+            hit.secondhand = True
+
+    def _stamp_before(self, state: _State, ls: int) -> lines.Stamp | None:
+        """The timestamp of the nearest earlier line that has one, looking back a bounded amount."""
+        buf = self.buf
+        limit = max(0, ls - LOOKBACK_BYTES)
+        p = ls
+        while p > limit:
+            if p <= state.known[0]:
+                return state.known[1]
+            prev = max(buf.rfind(b"\n", limit, p - 1) + 1, limit)
+            head = lines.clean(lines.decode(bytes(buf[prev : min(p, prev + 200)]).split(b"\r")[0]))
+            st = lines.parse_timestamp(head, state.year) if head else None
+            if st is not None:
+                return st
+            p = prev
+        return state.last_stamp if limit == 0 else None
+
+    def _context(self, ls: int, le: int, scan_end: int) -> tuple[list[str], list[str]]:
+        buf = self.buf
+        before: list[str] = []
+        p = ls
+        for _ in range(CONTEXT_LINES):
+            if p <= 0:
+                break
+            prev = buf.rfind(b"\n", 0, p - 1) + 1
+            before.insert(0, lines.clean(lines.decode(bytes(buf[prev : min(p - 1, prev + 2048)]))))
+            p = prev
+        after: list[str] = []
+        p = le + 1
+        for _ in range(CONTEXT_LINES):
+            if p >= scan_end:
+                break
+            nxt = buf.find(b"\n", p, scan_end)
+            nxt = scan_end if nxt < 0 else nxt
+            after.append(lines.clean(lines.decode(bytes(buf[p : min(nxt, p + 2048)]))))
+            p = nxt + 1
+        return before, after
+
+    def _finish(self, out: SourceScan, state: _State) -> None:
+        out.lines = state.line_base + (1 if out.bytes and state.last_byte != 10 else 0)
+        parts = state.tail.split(b"\n")
+        if state.last_byte == 10 and parts and parts[-1] == b"":
+            parts.pop()
+        if out.bytes > len(state.tail) and parts:
+            parts = parts[1:]  # the first piece is a cut line
+        first = out.lines - len(parts) + 1
+        keep_from = max(0, len(parts) - 200)
+        texts = [(first + i, lines.clean(lines.decode(parts[i]))) for i in range(keep_from, len(parts))]
+        texts = [(n, t) for n, t in texts if t.strip()]
+        out.tail = texts[-TAIL_LINES:]
+        out.tail_text = [t for _, t in texts[-400:]]
+
+
+def _line_numbers(buf: bytearray, end: int, positions: list[int]) -> tuple[int, list[int]]:
+    """Line breaks in `buf[:end]`, and how many precede each of `positions` (sorted ascending)."""
+    if _np is None or end < 4096:
+        out, cur, n = [], 0, 0
+        for pos in positions:
+            n += buf.count(b"\n", cur, max(cur, pos))
+            cur = max(cur, pos)
+            out.append(n)
+        return buf.count(b"\n", 0, end), out
+    eq = _np.frombuffer(buf, dtype=_np.uint8, count=end) == 10
+    out, cur, n = [], 0, 0
+    for pos in positions:
+        if pos > cur:
+            n += int(_np.count_nonzero(eq[cur:pos]))
+            cur = pos
+        out.append(n)
+    return n + int(_np.count_nonzero(eq[cur:])), out

@@ -1,0 +1,230 @@
+"""From raw scan hits to signals: who (rank/node), when (comparable time), what (entry, role).
+
+A `Signal` is one pattern hit interpreted for attribution. The `Job` gathers everything the
+attribution and classification steps need about one job, so those steps are pure functions of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from denpex.models import LogSource
+from knowledge import facts
+from knowledge.lines import Stamp
+from knowledge.patterns import Pattern
+from knowledge.scanner import LineHit, SourceScan
+from knowledge.schema import Entry, Xid
+
+ActorKey = tuple[str, str]  # ("rank", "5") | ("node", "gpu-07") | ("source", "combined.log")
+
+
+@dataclass(slots=True)
+class Signal:
+    pattern: Pattern
+    entry: Entry
+    source: int  # index into Job.scans
+    hit: LineHit
+    rank: int | None
+    node: str | None
+    stamp: Stamp | None
+    kernel: bool = False
+    demoted: bool = False  # an Xid the catalogue calls application-level: evidence, never the cause
+    xid: facts.XidEvent | None = None
+
+    @property
+    def role(self) -> str:
+        return self.pattern.kind
+
+    @property
+    def line(self) -> int:
+        return self.hit.line
+
+    def abs_time(self) -> float | None:
+        return None if self.stamp is None or self.stamp.relative else self.stamp.value
+
+    def order(self) -> tuple[float, int, int]:
+        t = self.abs_time()
+        return (t if t is not None else float("inf"), self.source, self.hit.line)
+
+
+@dataclass(slots=True)
+class Job:
+    scans: list[SourceScan]
+    signals: list[Signal] = field(default_factory=list)
+    context: dict[str, list[tuple[int, LineHit, Pattern]]] = field(default_factory=dict)  # entry -> hits
+    rank_node: dict[int, str] = field(default_factory=dict)
+    rank_pci: dict[int, tuple[str | None, str]] = field(default_factory=dict)
+    ranks: set[int] = field(default_factory=set)
+    world: int | None = None
+    seq: dict[int, tuple[str, int]] = field(default_factory=dict)
+    xids: list[tuple[str | None, facts.XidEvent, int, LineHit]] = field(default_factory=list)
+    single_node: bool = True
+
+    def actor(self, s: Signal) -> ActorKey:
+        if s.rank is not None:
+            return ("rank", str(s.rank))
+        if s.kernel:
+            return ("node", s.node or self.scans[s.source].source.name)
+        return ("source", self.scans[s.source].source.name)
+
+    def by_actor(self) -> dict[ActorKey, list[Signal]]:
+        out: dict[ActorKey, list[Signal]] = defaultdict(list)
+        for s in self.signals:
+            out[self.actor(s)].append(s)
+        return out
+
+
+def job_year(scans: list[SourceScan]) -> int:
+    """The year for stamps that omit it: the first year-bearing stamp of the job, else this year."""
+    for scan in scans:
+        for hit in scan.hits:
+            if hit.stamp is not None and hit.stamp.has_year and not hit.stamp.relative:
+                return datetime.fromtimestamp(hit.stamp.value, UTC).year
+    return datetime.now(UTC).year
+
+
+def _with_year(stamp: Stamp | None, year: int) -> Stamp | None:
+    if stamp is None or stamp.has_year or stamp.relative:
+        return stamp
+    dt = datetime.fromtimestamp(stamp.value, UTC)
+    try:
+        return Stamp(dt.replace(year=year).timestamp(), has_year=True)
+    except ValueError:  # 29 February in a non-leap year
+        return Stamp(stamp.value, has_year=True)
+
+
+def build_job(
+    scans: list[SourceScan], patterns: list[Pattern], entries: dict[str, Entry], xids: dict[int, Xid]
+) -> Job:
+    """Interpret every hit of every source (runs over retained hits only, never over all lines)."""
+    job = Job(scans=scans)
+    year = job_year(scans)
+    nodes = {sc.source.node for sc in scans if sc.source.node}
+    for i, scan in enumerate(scans):
+        src: LogSource = scan.source
+        if src.rank is not None:
+            job.ranks.add(src.rank)
+            if src.node:
+                job.rank_node[src.rank] = src.node
+        for hit in scan.hits:
+            hit.stamp = _with_year(hit.stamp, year)
+            _read_facts(job, i, hit, patterns)
+            rank = hit.rank.rank
+            if rank is None and src.kind == "rank" and not hit.secondhand:
+                rank = src.rank
+            if rank is not None:
+                job.ranks.add(rank)
+            for idx in hit.patterns:
+                p = patterns[idx]
+                if p.entry is None:
+                    continue
+                if p.kind == "context":
+                    job.context.setdefault(p.entry, []).append((i, hit, p))
+                    continue
+                job.signals.append(
+                    Signal(p, entries[p.entry], i, hit, rank, src.node, hit.stamp, kernel=src.kind == "kernel")
+                )
+    for host in {h for h, _ in job.rank_pci.values() if h}:
+        nodes.add(host)
+    job.single_node = len(nodes) <= 1
+    _resolve_locals(job)
+    _link_pids(job)
+    _apply_xids(job, xids, entries)
+    if job.ranks:
+        job.world = max(job.world or 0, max(job.ranks) + 1)
+    return job
+
+
+def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None:
+    kinds = {patterns[idx].sig_id for idx in hit.patterns if patterns[idx].kind == "fact"}
+    if not kinds:
+        return
+    src = job.scans[i].source
+    if "xid" in kinds and (ev := facts.parse_xid(hit.text)) is not None:
+        job.xids.append((src.node, ev, i, hit))
+    if "device" in kinds and (dev := facts.parse_device(hit.text)) is not None:
+        job.rank_pci[dev.rank] = (dev.host, dev.pci)
+        job.ranks.add(dev.rank)
+        job.world = max(job.world or 0, dev.nranks)
+        if dev.host:
+            job.rank_node.setdefault(dev.rank, dev.host)
+    if "seqnum" in kinds and (seq := facts.parse_seq(hit.text)) is not None:
+        rank = hit.rank.rank if hit.rank.rank is not None else src.rank
+        if rank is not None:
+            job.seq.setdefault(rank, seq)
+    if "world" in kinds and (w := facts.parse_world(hit.text)) is not None:
+        job.world = max(job.world or 0, w)
+
+
+def _resolve_locals(job: Job) -> None:
+    """A node-local rank (`[default3]:`) is the global rank only when the job ran on one node."""
+    for s in job.signals:
+        if s.rank is None and s.hit.rank.local is not None and job.single_node:
+            s.rank = s.hit.rank.local
+            job.ranks.add(s.rank)
+        if s.rank is not None and s.node is None:
+            s.node = job.rank_node.get(s.rank)
+
+
+_RANK_PID = re.compile(r"\(pid:? (\d+)\)|\bpid[=:] ?(\d+)|by PID (\d+)")
+_KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")
+
+
+def _link_pids(job: Job) -> None:
+    """A kernel line naming a pid (OOM killer, Xid) implicates the rank a launcher line gave that pid."""
+    pid_rank: dict[str, int] = {}
+    for s in job.signals:
+        if s.rank is not None and not s.kernel and (m := _RANK_PID.search(s.hit.text)):
+            pid_rank[next(g for g in m.groups() if g)] = s.rank
+    if not pid_rank:
+        return
+    for s in job.signals:
+        if s.kernel and s.rank is None and (m := _KERNEL_PID.search(s.hit.text)):
+            rank = pid_rank.get(next(g for g in m.groups() if g))
+            if rank is not None:
+                s.rank = rank
+    linked: dict[int, set[int]] = defaultdict(set)
+    for s in job.signals:
+        if s.kernel and s.rank is not None:
+            linked[s.source].add(s.rank)
+    for s in job.signals:  # the rest of the same kernel report (e.g. `invoked oom-killer`) is that rank's too
+        if s.kernel and s.rank is None and len(linked.get(s.source, ())) == 1:
+            s.rank = next(iter(linked[s.source]))
+
+
+def _apply_xids(job: Job, xids: dict[int, Xid], entries: dict[str, Entry]) -> None:
+    """Mark application-level Xids as evidence only; attach the Xid (and its GPU's rank) to signals."""
+    by_line = {(i, hit.line): ev for _, ev, i, hit in job.xids}
+    pci_rank = {(host, pci): r for r, (host, pci) in job.rank_pci.items()}
+    for s in job.signals:
+        ev = by_line.get((s.source, s.hit.line))
+        if ev is None:
+            continue
+        s.xid = ev
+        row = xids.get(ev.code)
+        if row is not None and not row.hardware:
+            s.demoted = True
+        rank = pci_rank.get((s.node, ev.pci))
+        if rank is None:
+            candidates = [r for (h, p), r in pci_rank.items() if p == ev.pci and (h is None or job.single_node)]
+            rank = candidates[0] if len(candidates) == 1 else None
+        if rank is not None:
+            s.rank = rank
+    _orphan_xids(job, xids, entries, {(s.source, s.hit.line) for s in job.signals if s.xid is not None})
+
+
+def _orphan_xids(job: Job, xids: dict[int, Xid], entries: dict[str, Entry], seen: set[tuple[int, int]]) -> None:
+    """An Xid no entry's signature matched still counts, through the catalogue's `entry` field."""
+    for node, ev, i, hit in job.xids:
+        row = xids.get(ev.code)
+        if (i, hit.line) in seen or row is None or row.entry not in entries:
+            continue
+        kind = "primary" if row.hardware else "collateral"
+        pattern = Pattern(-1, "NVRM: Xid", False, kind, f"xid-{ev.code}", row.entry, 2.0, 0)
+        job.signals.append(
+            Signal(pattern, entries[row.entry], i, hit, None, node, hit.stamp, kernel=True,
+                   demoted=not row.hardware, xid=ev)
+        )

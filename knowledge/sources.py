@@ -1,0 +1,115 @@
+"""Turning files and folders into `LogSource`s, with rank, node and kind inferred from names.
+
+Sites name their logs every way a launcher allows (`rank3.log`, `job_123_3.out` from Slurm's
+`--output=%j_%t`, `train-worker-3.log`, `node-gpu12.dmesg`, `combined.log`), so the name is only a
+hint: the engine still reads rank prefixes inside every file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from denpex.models import LogSource, SourceKind
+
+
+class UnreadableInput(Exception):
+    """A path given to the engine cannot be read. `str()` is a one-line message naming the path."""
+
+
+_KERNEL_NAME = re.compile(r"(?:^|[._-])(?:dmesg|kern(?:el)?(?:\.log)?|syslog|journal)(?:[._-]|$)", re.I)
+_SCHED_NAME = re.compile(r"(?:^slurm|\.sacct$|^sacct|^scheduler|^sbatch|scontrol|kube.?events|pod.?status)", re.I)
+_RANK_PATTERNS = (
+    re.compile(r"(?:^|[^a-z])rank[_-]?(\d{1,6})(?:\D|$)", re.I),
+    re.compile(r"(?:^|[^a-z])(?:worker|proc|task|process|gpu)[_-]?(\d{1,6})(?:\D|$)", re.I),
+    re.compile(r"^[a-z]*[_-]?\d+_(\d{1,6})\.(?:out|err|log|txt)$", re.I),
+    re.compile(r"[a-z][a-z0-9]*-(\d{1,6})\.(?:out|err|log|txt)$", re.I),
+)
+_NODE_FROM_KERNEL = (
+    re.compile(r"^(?:node|host)[_-](.+?)(?:\.(?:dmesg|kern(?:\.log)?|log|txt|journal))+$", re.I),
+    re.compile(r"^(?:dmesg|kern(?:el)?|syslog|journal)[_.-](.+?)(?:\.(?:log|txt|dmesg))*$", re.I),
+    re.compile(r"^(.+?)[_.-](?:dmesg|kern(?:el)?|syslog|journal)(?:\.(?:log|txt))*$", re.I),
+)
+_NODE_GENERIC = re.compile(r"(?:^|[_.-])(?:node|host)[_-]([a-z0-9][a-z0-9.-]*?)(?:[_.]|$)", re.I)
+
+
+def infer_kind(name: str) -> SourceKind:
+    base = os.path.basename(name)
+    if _KERNEL_NAME.search(base) or base.lower().endswith(".dmesg"):
+        return "kernel"
+    if _SCHED_NAME.search(base):
+        return "scheduler"
+    return "rank" if infer_rank(base) is not None else "combined"
+
+
+def infer_rank(name: str) -> int | None:
+    """The rank a file name encodes, or None (`rank3.log`, `job_123_3.out`, `train-worker-3.log`)."""
+    base = os.path.basename(name)
+    for pattern in _RANK_PATTERNS:
+        m = pattern.search(base)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def infer_node(name: str, kind: SourceKind) -> str | None:
+    base = os.path.basename(name)
+    if kind == "kernel":
+        for pattern in _NODE_FROM_KERNEL:
+            m = pattern.match(base)
+            if m and m.group(1).lower() not in {"log", "dmesg"}:
+                return m.group(1)
+        return None
+    m = _NODE_GENERIC.search(base)
+    return m.group(1) if m else None
+
+
+def complete(source: LogSource) -> LogSource:
+    """Fill in `kind`, `rank` and `node` a collector left `None`, from the source's name."""
+    kind = source.kind or infer_kind(source.name)
+    rank = source.rank
+    if rank is None and kind == "rank":
+        rank = infer_rank(source.name)
+    node = source.node if source.node is not None else infer_node(source.name, kind)
+    if (kind, rank, node) == (source.kind, source.rank, source.node):
+        return source
+    return source.model_copy(update={"kind": kind, "rank": rank, "node": node})
+
+
+def _check_readable(path: Path) -> None:
+    try:
+        with path.open("rb") as fh:
+            fh.read(1)
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def discover(paths: Sequence[Path]) -> list[LogSource]:
+    """Files and folders to sources (folders recursively, hidden files skipped, stable order).
+
+    Raises `UnreadableInput` with a one-line message for a path that does not exist or cannot be read.
+    """
+    files: list[tuple[Path, str]] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise UnreadableInput(f"no such file or directory: {path}")
+        if path.is_dir():
+            try:
+                found = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
+            except OSError as exc:
+                raise UnreadableInput(f"cannot list {path}: {exc.strerror or exc}") from exc
+            files.extend((p, str(p.relative_to(path))) for p in found)
+        else:
+            files.append((path, path.name))
+    sources = []
+    for path, name in files:
+        _check_readable(path)
+        sources.append(complete(LogSource(name=name, path=path)))
+    return sources
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)

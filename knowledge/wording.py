@@ -1,0 +1,121 @@
+"""Sentences the engine adds to a diagnosis (about ranks, clocks and missing evidence).
+
+They describe *how* the engine attributed the failure, never *what* the failure is: that text comes
+from the knowledge entries. Kept in one place so the tone stays consistent across outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+#: Used when no entry matched at all: the job died without logging an error we know, which most
+#: often means it hung (or was killed) silently. Reported with a low confidence and missing evidence.
+FALLBACK_CATEGORY = "hang_no_error"
+
+KERNEL_GREP = "dmesg -T | grep -iE 'xid|nvrm|oom|killed process'"
+
+
+def ranges(ranks: Iterable[int]) -> str:
+    """`[0,1,2,3,4,6,7]` -> `0-4,6,7` (runs of three or more become a range)."""
+    rs = sorted(set(ranks))
+    out: list[str] = []
+    i = 0
+    while i < len(rs):
+        j = i
+        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
+            j += 1
+        if j - i >= 2:
+            out.append(f"{rs[i]}-{rs[j]}")
+            i = j + 1
+        else:
+            out.append(str(rs[i]))
+            i += 1
+    return ",".join(out)
+
+
+def waited_on(rank: int | None) -> str:
+    return f"waited on rank {rank}" if rank is not None else "waited on the initiating failure"
+
+
+def failed_after(rank: int | None) -> str:
+    return f"failed after rank {rank}" if rank is not None else "failed after the initiating failure"
+
+
+def reported_by_launcher() -> str:
+    return "reported by the launcher's failure summary (likely a victim, not the cause)"
+
+
+def desync(odd: dict[int, tuple[str, int]], majority: tuple[str, int]) -> str:
+    parts = ", ".join(f"rank {r} ran {op} (SeqNum={seq})" for r, (op, seq) in sorted(odd.items()))
+    return (
+        f"The ranks disagree on the collective: {parts} while the others ran {majority[0]} "
+        f"(SeqNum={majority[1]}). The ranks named here took a different code path."
+    )
+
+
+def silent_rank(rank: int, timed_out: Iterable[int]) -> str:
+    return (
+        f"Ranks {ranges(timed_out)} timed out waiting in a collective; rank {rank} never reported a "
+        f"timeout, so it is most likely the rank that stalled or died silently."
+    )
+
+
+def straggler(rank: int, step: int, others: int) -> str:
+    return f"Rank {rank}'s last logged step is {step} while the other ranks reached {others}: it lagged."
+
+
+def xid_note(code: int, name: str | None, node: str | None, pci: str, rank: int | None) -> str:
+    where = f" on {node}" if node else ""
+    who = f" (rank {rank})" if rank is not None else ""
+    meaning = f" — {name}" if name else ""
+    return f"Kernel log: Xid {code}{meaning}{where}, GPU at PCI {pci}{who}."
+
+
+def clock_fallback() -> str:
+    return (
+        "Timestamps were missing or not comparable across sources, so the order of failures was "
+        "inferred from causal rules; confidence is lowered."
+    )
+
+
+def no_match() -> str:
+    return (
+        "No known failure signature was found in the logs. The job most likely hung or was killed "
+        "without logging an error."
+    )
+
+
+def missing_kernel(node: str | None) -> tuple[str, str]:
+    if node:
+        return f"kernel log of {node}", f"run `{KERNEL_GREP}` on {node}"
+    return "kernel logs of the job's nodes", f"run `{KERNEL_GREP}` on every node of the job"
+
+
+def missing_scheduler() -> tuple[str, str]:
+    return (
+        "scheduler record of the job (state, exit codes, memory)",
+        "run `sacct -j <jobid> --format=JobID,State,ExitCode,DerivedExitCode,MaxRSS,NodeList` (Slurm) "
+        "or `kubectl describe pod <pod>` (Kubernetes)",
+    )
+
+
+def missing_ranks(ranks: Iterable[int]) -> tuple[str, str]:
+    return (
+        f"logs of ranks {ranges(ranks)}",
+        "collect every rank's output (Slurm: `srun --output=%j_%t.out`; torchrun: `--log-dir` / `--tee 3`)",
+    )
+
+
+def missing_stalled_rank() -> tuple[str, str]:
+    return (
+        "a stack of the rank that stalled",
+        "rerun with `TORCH_NCCL_DUMP_ON_TIMEOUT=1` and `TORCH_DISTRIBUTED_DEBUG=DETAIL`, or run "
+        "`py-spy dump --pid <pid>` on each rank while the job hangs",
+    )
+
+
+def missing_logs() -> tuple[str, str]:
+    return (
+        "an error message from the job",
+        "collect stdout/stderr of every rank and the scheduler record; check `dmesg -T` on the nodes",
+    )

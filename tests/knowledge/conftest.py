@@ -1,0 +1,1 @@
+"""Fixtures for the knowledge tests (engine, entries, masking)."""

@@ -1,0 +1,99 @@
+"""Golden multi-rank scenarios: the initiating rank and the failure class, not the loudest symptom."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from denpex.models import Diagnosis
+from tests.knowledge import scenarios
+from tests.knowledge.engine_fixtures import diagnose_dir, engine  # noqa: F401
+
+Run = Callable[[Path], Diagnosis]
+
+
+def collateral_ranks(diag: Diagnosis) -> set[int]:
+    return {r for g in diag.collateral for r in g.ranks}
+
+
+def test_rank5_oom_initiates_and_watchdog_ranks_are_collateral(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.oom_then_watchdog(tmp_path))
+    assert diag.category == "gpu_oom"
+    assert diag.initiating.rank == 5
+    assert diag.initiating.time is not None and diag.initiating.time.startswith("2026-11-20T03:14:02")
+    assert any("CUDA out of memory" in ev.text for ev in diag.initiating.evidence)
+    assert all(ev.source == "rank5.log" for ev in diag.initiating.evidence)
+    assert collateral_ranks(diag) == {0, 1, 2, 3, 4, 6, 7}
+    group = next(g for g in diag.collateral if 0 in g.ranks)
+    assert group.category == "nccl_timeout"
+    assert "rank 5" in group.why
+    assert group.first_time is not None and group.first_time.startswith("2026-11-20T03:24:02")
+    assert diag.confidence >= 0.7
+    assert diag.stats.files == 8 and diag.stats.ranks == 8
+
+
+def test_xid79_on_one_node_beats_nccl_errors_everywhere(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.xid_cascade(tmp_path))
+    assert diag.category == "gpu_hardware_xid"
+    assert diag.initiating.node == "gpu-03"
+    assert diag.initiating.rank == 26  # NCCL's busId 18000 is PCI 0000:18:00, the Xid's GPU
+    assert "Xid 79" in diag.root_cause
+    assert len(collateral_ranks(diag)) == 63
+    assert "gpu-03" in diag.nodes and any("Xid" in ev.text for ev in diag.nodes["gpu-03"])
+
+
+def test_desync_names_the_rank_running_another_collective(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.desync(tmp_path, odd=3))
+    assert diag.category == "nccl_timeout"
+    assert diag.initiating.rank == 3
+    assert "ALLGATHER" in diag.root_cause and "REDUCE_SCATTER" in diag.root_cause
+
+
+def test_straggler_is_the_rank_whose_last_step_lags(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.straggler(tmp_path, slow=6))
+    assert diag.category == "nccl_timeout"
+    assert diag.initiating.rank == 6
+    assert diag.confidence < 0.8  # inferred, not observed
+
+
+def test_sigkilled_first_observed_failure_is_a_victim(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.sigkill_reported(tmp_path))
+    assert diag.category == "gpu_oom"
+    assert diag.initiating.rank == 6
+    assert 3 in collateral_ranks(diag)
+
+
+def test_clean_time_limit_is_a_scheduler_kill(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.time_limit(tmp_path))
+    assert diag.category == "scheduler_kill"
+    assert diag.initiating.rank is None
+
+
+def test_zero3_checkpoint_gather_is_not_a_plain_gpu_oom(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.zero3_save(tmp_path))
+    assert diag.category == "gpu_oom_checkpoint_gather"
+    assert diag.entry is not None and diag.entry.id == "zero3-checkpoint-gather-oom"
+    assert diag.initiating.rank == 0
+    assert collateral_ranks(diag) == set(range(1, 8))
+
+
+def test_fsdp_full_state_dict_cpu_oom_is_not_a_plain_host_oom(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.fsdp_cpu_save(tmp_path))
+    assert diag.category == "cpu_oom_checkpoint"
+    assert diag.entry is not None and diag.entry.id == "fsdp-full-state-dict-cpu-oom"
+    assert diag.initiating.node == "gpu-01"
+    assert diag.initiating.rank == 2  # the OOM killer's pid is the one torchrun reported for local rank 2
+
+
+def test_host_oom_without_checkpoint_context(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.host_oom(tmp_path))
+    assert diag.category == "host_oom"
+    assert diag.initiating.rank == 1
+
+
+def test_tails_keep_each_ranks_last_lines(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.oom_then_watchdog(tmp_path))
+    tail = next(t for t in diag.tails if t.rank == 5)
+    assert 0 < len(tail.lines) <= 20
+    assert "CUDA out of memory" in tail.lines[-1].text
+    assert tail.lines[-1].line == (tmp_path / "rank5.log").read_text().count("\n")

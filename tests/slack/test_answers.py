@@ -1,0 +1,61 @@
+"""Follow-up intents answered from the diagnosis and its knowledge entry (no model)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.slack.answers import Answerer
+from tests.slack import helpers
+
+
+@pytest.fixture(scope="module")
+def answerer() -> Answerer:
+    entries = helpers.entries()
+    return Answerer(helpers.diagnosis(), entries["zero3-checkpoint-gather-oom"], entries)
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "expect"),
+    [
+        ("which rank failed first and why?", "first_rank", "rank 0 on `gpu-01`"),
+        ("show rank 12's last lines", "rank_tail", "rank 12 line 19"),
+        ("can I see the logs of rank 3?", "rank_tail", "rank 3 line 5"),
+        ("is this hardware or software?", "hardware_or_software", "oftware"),
+        ("how do I verify the fix?", "verify", "grep -n stage3_gather ds_config.json"),
+        ("what else could it be?", "alternatives", "CUDA OOM in a training step"),
+        ("what happened on gpu-07?", "node", "NVRM: Xid 79"),
+        ("how long will the fix take?", "fix_time", ""),
+        ("how do I fix it?", "fix", "stage3_gather_16bit_weights_on_model_save"),
+        ("does this happen in inference too?", "knowledge", ""),
+        ("will it recur after a restart?", "knowledge", ""),
+    ],
+)
+def test_intents(answerer: Answerer, question: str, intent: str, expect: str) -> None:
+    answer = answerer.answer(question)
+    assert answer.intent == intent, answer.text
+    assert expect in answer.text
+    assert answer.known and answer.material
+
+
+def test_answers_are_escaped(answerer: Answerer) -> None:
+    for question in ("which rank failed first?", "what happened on gpu-07?"):
+        text = answerer.answer(question).text
+        assert not re.search(r"<[!@]|<https?:", text), text
+
+
+def test_honest_dont_know_with_what_would_help(answerer: Answerer) -> None:
+    answer = answerer.answer("what's the weather in Paris tomorrow")
+    assert not answer.known and "I don't know" in answer.text
+    assert "kernel log of gpu-07" in answer.text  # the missing evidence that would help
+    missing = answerer.answer("show rank 99's last lines")
+    assert not missing.known and "0,3,12" in missing.text
+    node = answerer.answer("what happened on gpu-99?")
+    assert not node.known and "gpu-07" in node.text
+
+
+def test_fix_time_and_hardware_come_from_the_entry(answerer: Answerer) -> None:
+    entry = helpers.entries()["zero3-checkpoint-gather-oom"]
+    assert answerer.answer("how long will the fix take?").material == [entry.faq.fix_time]
+    assert answerer.answer("is it a bad gpu?").material == [entry.faq.hardware_or_software]

@@ -1,0 +1,40 @@
+"""Masking of structured values before they are stored: every string inside goes through the Masker.
+
+The engine masks the log lines it keeps; this is the second line of defence for everything else the
+pipeline writes to Redis or Slack (job names, paths, scheduler messages, a diagnosis as a whole).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class TextMasker(Protocol):
+    def mask(self, text: str) -> str: ...
+
+
+def mask_value(masker: TextMasker, value: Any) -> Any:
+    """Mask every string in a JSON-like value (dict keys too), leaving numbers and booleans alone."""
+    if isinstance(value, str):
+        return masker.mask(value)
+    if isinstance(value, list | tuple):
+        return [mask_value(masker, v) for v in value]
+    if isinstance(value, dict):
+        return {mask_value(masker, k): mask_value(masker, v) for k, v in value.items()}
+    return value
+
+
+def mask_model(masker: TextMasker, model: M) -> M:
+    """A copy of `model` with every string field masked (validated again, so the type still holds)."""
+    return type(model).model_validate(mask_value(masker, model.model_dump(mode="json")))
+
+
+def default_masker() -> TextMasker:
+    """The project's masker (imported lazily: it compiles its pattern set once per process)."""
+    from knowledge.masking import Masker
+
+    return Masker.default()

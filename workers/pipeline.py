@@ -1,0 +1,126 @@
+"""The RQ job: collect → (wait for node kernel logs) → diagnose → store → quota → post.
+
+Each stage is idempotent against Redis state, so a job retried by RQ (an error) or re-queued after
+its worker died (abandoned) resumes instead of redoing visible work: a stored diagnosis is reused,
+a recorded Slack ts continues the same thread (see `workers.posting`).
+
+Errors worth retrying (collector API down, Slack 5xx or timeout, Redis blips) propagate, and RQ
+retries with backoff. Permanent ones (an unknown job) are recorded in the job's state and end it.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import structlog
+
+from denpex.models import Diagnosis, Evidence, JobRef, LogSource, MissingEvidence, Scheduler
+from denpex.texts import pipeline as texts
+from integrations.base import UnknownJob
+from workers.collect import CollectorUnavailable
+from workers.context import WorkerContext, current
+from workers.masking import mask_model
+from workers.ports import QuotaDecision
+from workers.posting import SlackPoster
+from workers.store import Store
+
+log = structlog.get_logger("denpex.pipeline")
+
+
+def collect(ctx: WorkerContext, job: JobRef) -> Evidence:
+    """Evidence from the scheduler's collector; an absent integration becomes missing evidence."""
+    try:
+        collector = ctx.collectors.get(job.scheduler)
+    except CollectorUnavailable as exc:
+        log.warning("collector_unavailable", scheduler=job.scheduler.value, problem=str(exc))
+        return Evidence(job=job, missing=[MissingEvidence(
+            what=texts.collector_missing(job.scheduler.value),
+            next_action=texts.collector_next_action(job.scheduler.value, str(exc)))])
+    return collector.collect(job)
+
+
+def wait_for_node_logs(ctx: WorkerContext, store: Store, job: JobRef, received_at: float) -> set[str]:
+    """Wait until every node of a Slurm job reported its kernel log, or the grace period ends."""
+    expected = set(job.nodes) if job.scheduler == Scheduler.slurm else set()
+    deadline = received_at + ctx.settings.node_grace_seconds
+    have = store.node_names(job.key)
+    while expected - have and time.time() < deadline:
+        time.sleep(min(ctx.poll_seconds, max(deadline - time.time(), 0.0)))
+        have = store.node_names(job.key)
+    return expected - have
+
+
+def kernel_sources(store: Store, job: JobRef) -> list[LogSource]:
+    return [LogSource(name=f"node-{node}.dmesg", data=entry.get("log", "").encode(), node=node, kind="kernel")
+            for node, entry in sorted(store.node_logs(job.key).items())]
+
+
+def diagnose(ctx: WorkerContext, store: Store, work: str, job: JobRef, facts: list[str],
+             received_at: float) -> Diagnosis:
+    store.set_state(work, "collecting")
+    evidence = collect(ctx, job)
+    missing_nodes = wait_for_node_logs(ctx, store, job, received_at)
+    sources = list(evidence.sources) + kernel_sources(store, job)
+    if facts and not any(s.kind == "scheduler" for s in evidence.sources):
+        sources.append(LogSource(name="scheduler-webhook.txt", data="\n".join(facts).encode(),
+                                 kind="scheduler"))
+    missing = list(evidence.missing) + [
+        MissingEvidence(what=texts.kernel_log_missing(n), next_action=texts.kernel_log_next_action(n))
+        for n in sorted(missing_nodes)]
+    store.set_state(work, "diagnosing")
+    diagnosis = ctx.get_engine().diagnose(sources, missing=missing)
+    return mask_model(ctx.masker, diagnosis)
+
+
+def _quota(ctx: WorkerContext, store: Store, work: str) -> QuotaDecision:
+    """Take one unit of quota per job, once: the decision is recorded and reused on retries."""
+    recorded = store.post_state(work).get("quota")
+    if recorded:
+        return QuotaDecision.model_validate_json(recorded)
+    decision = ctx.quota.consume(ctx.team_id)
+    store.update_post(work, quota=decision.model_dump_json())
+    return decision
+
+
+def _failure_end(job: JobRef, received_at: float) -> float:
+    if job.end is not None:
+        end = job.end if job.end.tzinfo else job.end.replace(tzinfo=UTC)
+        return end.timestamp()
+    return received_at
+
+
+def process(ctx: WorkerContext, work: str) -> str:
+    store = Store(ctx.redis, result_ttl=ctx.settings.result_ttl_seconds)
+    record = store.load_job(work)
+    if record is None:
+        log.warning("job_record_missing", job_key=work)
+        return "missing"
+    job = record.job
+    if store.post_state(work).get("status") == "posted":
+        return "already-posted"
+    diagnosis = store.load_diagnosis(work)
+    if diagnosis is None:
+        try:
+            diagnosis = diagnose(ctx, store, work, job, record.facts, record.received_at)
+        except UnknownJob as exc:
+            store.set_state(work, "failed", error=ctx.masker.mask(str(exc))[:500])
+            log.warning("job_unknown", job_key=work)
+            return "unknown-job"
+        store.save_diagnosis(work, diagnosis)
+        log.info("diagnosed", job_key=work, category=diagnosis.category, rank=diagnosis.initiating.rank)
+    store.set_state(work, "diagnosed", category=diagnosis.category)
+    if ctx.slack is None or not ctx.channel:
+        return "diagnosed"
+    decision = _quota(ctx, store, work)
+    poster = SlackPoster(ctx.slack, ctx.channel, store, ctx.renderer)
+    channel, ts = poster.post(work, job, diagnosis if decision.allowed else None, decision)
+    store.set_state(work, "posted", ts=ts, channel=channel)
+    store.record_latency(max(time.time() - _failure_end(job, record.received_at), 0.0))
+    log.info("posted", job_key=work, channel=channel, ts=ts, at=datetime.now(UTC).isoformat())
+    return "posted"
+
+
+def run_job(work: str) -> str:
+    """The RQ job function (`workers.queueing.JOB_FUNC`)."""
+    return process(current(), work)

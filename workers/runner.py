@@ -1,0 +1,71 @@
+"""RQ worker processes that carry a `WorkerContext`, and find abandoned jobs quickly.
+
+`DenpexWorker` is a forking `rq.Worker`: the context (engine, masker, clients) is built once in the
+parent and inherited by every work-horse. Two RQ timings are shortened so a worker killed mid-job
+(SIGKILL, OOM, node loss) is noticed in seconds rather than minutes:
+
+- the started-registry heartbeat TTL is `job_monitoring_interval + heartbeat_grace` (RQ adds a
+  fixed 60 s), so an execution whose worker died expires quickly;
+- maintenance (`StartedJobRegistry.cleanup`, which re-queues expired executions while retries are
+  left) runs every `maintenance_interval` seconds, and the blocking dequeue wakes up that often.
+
+`run_worker` runs one worker; `denpex worker` supervises several of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rq import Queue, Worker
+from rq.job import Job
+
+from workers.context import WorkerContext, reset_current, set_current
+
+
+class DenpexWorker(Worker):
+    context: WorkerContext | None = None
+    heartbeat_grace: int = 10
+
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        interval = self.job_monitoring_interval
+        if job.timeout and job.timeout > 0:
+            interval = min(job.timeout - working_time, interval)
+        return int(max(interval, 1)) + self.heartbeat_grace
+
+    def perform_job(self, job: Job, queue: Queue, *args: Any, **kwargs: Any) -> bool:
+        if self.context is None:
+            return super().perform_job(job, queue, *args, **kwargs)
+        token = set_current(self.context)
+        try:
+            return super().perform_job(job, queue, *args, **kwargs)
+        finally:
+            reset_current(token)
+
+
+def build_worker(
+    ctx: WorkerContext,
+    *,
+    name: str | None = None,
+    maintenance_interval: int = 15,
+    monitoring_interval: int = 5,
+    heartbeat_grace: int = 10,
+) -> DenpexWorker:
+    queue = Queue(ctx.settings.queue_name, connection=ctx.redis)
+    worker = DenpexWorker(
+        [queue],
+        name=name,
+        connection=ctx.redis,
+        maintenance_interval=maintenance_interval,
+        job_monitoring_interval=monitoring_interval,
+        # the blocking dequeue lasts worker_ttl - 15 s; keep it no longer than the maintenance interval
+        worker_ttl=maintenance_interval + 15,
+    )
+    worker.context = ctx
+    worker.heartbeat_grace = heartbeat_grace
+    return worker
+
+
+def run_worker(ctx: WorkerContext, *, burst: bool = False, with_scheduler: bool = True,
+               logging_level: str = "WARNING", **options: Any) -> bool:
+    worker = build_worker(ctx, **options)
+    return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level=logging_level)

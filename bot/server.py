@@ -42,6 +42,9 @@ log = structlog.get_logger("denpex.server")
 RouteInstaller = Callable[[web.Application], None]
 #: while the first report of a job is being recorded, later reports count as duplicates this long
 PENDING_TTL = 120
+#: webhooks processed at once per server; Redis connections they share
+WEBHOOK_CONCURRENCY = 16
+WEBHOOK_CONNECTIONS = 32
 #: masking above this size runs in a thread so the event loop (and /healthz) stays responsive
 INLINE_MASK_BYTES = 64 << 10
 
@@ -54,6 +57,8 @@ class ServerDeps:
     queue: Queue | None = None
     metrics: Metrics | None = None
     extra_routes: list[RouteInstaller] = field(default_factory=list)
+    #: a separate client (own pool) for /healthz, so a storm of webhooks never queues the probe
+    health: aioredis.Redis | None = None
     alertnames: frozenset[str] = frozenset({"KubeJobFailed"})
     dedupe_ttl: int = 6 * 3600
     clock: Callable[[], float] = time.time
@@ -67,9 +72,14 @@ def build_deps(settings: Settings, masker: TextMasker, **options: Any) -> Server
     """Clients for `settings.redis_url` (required)."""
     settings.require("REDIS_URL")
     assert settings.redis_url
-    sync = redis.Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=2)
-    aio = aioredis.Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=2)
-    return ServerDeps(redis=sync, aredis=aio, masker=masker, **options)
+    url = settings.redis_url
+    sync = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+    # bounded and blocking: a burst of webhooks waits for a connection instead of failing with 503
+    pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=WEBHOOK_CONNECTIONS, timeout=10,
+                                                    socket_timeout=5, socket_connect_timeout=2)
+    health = aioredis.Redis.from_url(url, max_connections=4, socket_timeout=1, socket_connect_timeout=1)
+    return ServerDeps(redis=sync, aredis=aioredis.Redis(connection_pool=pool), health=health, masker=masker,
+                      **options)
 
 
 def _secret(value: Any) -> str | None:
@@ -83,6 +93,9 @@ class Hooks:
         self.settings, self.deps = settings, deps
         assert deps.metrics is not None and deps.queue is not None
         self.metrics, self.queue = deps.metrics, deps.queue
+        # Webhooks run a few at a time: in a storm (every node's epilog at once) the rest wait here
+        # cheaply, so the event loop stays free for /healthz and the Slack routes.
+        self.gate = asyncio.Semaphore(WEBHOOK_CONCURRENCY)
 
     async def _mask(self, text: str) -> str:
         if len(text) <= INLINE_MASK_BYTES:
@@ -124,9 +137,12 @@ class Hooks:
         results = []
         for event in events:
             outcome = await self.accept(event)
-            (self.metrics.queued if outcome == "queued" else self.metrics.duplicates).labels(route).inc()
             results.append({"job_key": event.dedupe_key, "status": outcome})
-            log.info("webhook_accepted", route=route, job_key=event.dedupe_key, outcome=outcome)
+            if outcome == "queued":
+                self.metrics.queued.labels(route).inc()
+                log.info("job_queued", route=route, job_key=event.dedupe_key)
+            else:  # duplicates come in storms (every node's epilog): count them, do not log each
+                self.metrics.duplicates.labels(route).inc()
         if route != "alertmanager" and len(results) == 1:
             return web.json_response(results[0], status=202 if results[0]["status"] == "queued" else 200)
         any_queued = any(r["status"] == "queued" for r in results)
@@ -169,29 +185,34 @@ class Hooks:
               raw: bool = False) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handler(request: web.Request) -> web.Response:
             self.metrics.received.labels(name).inc()
-            try:
-                data = await self._authentic_json(request, bearer=bearer)
-                result = await parse(data)
-                return result if raw else await self._queue_events(name, result)
-            except HookError as exc:
-                self.metrics.rejected.labels(name, exc.reason).inc()
-                return exc.response()
-            except payloads.PayloadError as exc:
-                self.metrics.rejected.labels(name, "payload").inc()
-                message = texts.invalid_field(exc.field, exc.message)
-                return HookError(400, "payload", message, exc.field).response()
-            except redis.RedisError as exc:
-                self.metrics.rejected.labels(name, "redis").inc()
-                log.warning("redis_unavailable", route=name, error=type(exc).__name__)
-                return web.json_response({"error": texts.QUEUE_DOWN}, status=503)
+            async with self.gate:
+                return await self._handle(name, parse, request, bearer=bearer, raw=raw)
 
         return handler
+
+    async def _handle(self, name: str, parse: Callable[[Any], Awaitable[Any]], request: web.Request, *,
+                      bearer: bool, raw: bool) -> web.Response:
+        try:
+            data = await self._authentic_json(request, bearer=bearer)
+            result = await parse(data)
+            return result if raw else await self._queue_events(name, result)
+        except HookError as exc:
+            self.metrics.rejected.labels(name, exc.reason).inc()
+            return exc.response()
+        except payloads.PayloadError as exc:
+            self.metrics.rejected.labels(name, "payload").inc()
+            message = texts.invalid_field(exc.field, exc.message)
+            return HookError(400, "payload", message, exc.field).response()
+        except redis.RedisError as exc:
+            self.metrics.rejected.labels(name, "redis").inc()
+            log.warning("redis_unavailable", route=name, error=type(exc).__name__)
+            return web.json_response({"error": texts.QUEUE_DOWN}, status=503)
 
 
 async def healthz(request: web.Request) -> web.Response:
     deps = request.app[DEPS]
     try:
-        await asyncio.wait_for(deps.aredis.ping(), timeout=1.0)
+        await asyncio.wait_for((deps.health or deps.aredis).ping(), timeout=1.0)
     except (redis.RedisError, OSError, TimeoutError) as exc:
         problem = type(exc).__name__ if not str(exc) else str(exc)[:200]
         return web.json_response({"status": "unavailable", "problem": texts.redis_down(problem)}, status=503)
@@ -225,7 +246,9 @@ def create_app(settings: Settings, deps: ServerDeps) -> web.Application:
         install(app)
 
     async def close_clients(app: web.Application) -> None:
-        await deps.aredis.aclose()
+        await deps.aredis.aclose(close_connection_pool=True)
+        if deps.health is not None:
+            await deps.health.aclose()
         deps.redis.close()
 
     app.on_cleanup.append(close_clients)

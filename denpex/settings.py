@@ -26,6 +26,8 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = Field(default=None, alias="SLACK_SIGNING_SECRET")
     slack_app_token: SecretStr | None = Field(default=None, alias="SLACK_APP_TOKEN")
     slack_api_url: str = Field(default="https://slack.com/api/", alias="SLACK_API_URL")
+    #: seconds a Slack Web API call may take before the worker gives up and RQ retries it
+    slack_timeout_seconds: int = Field(default=15, ge=1, le=300, alias="DENPEX_SLACK_TIMEOUT")
     channel: str | None = Field(default=None, alias="DENPEX_CHANNEL")
     webhook_secret: SecretStr | None = Field(default=None, alias="DENPEX_WEBHOOK_SECRET")
     alertmanager_token: SecretStr | None = Field(default=None, alias="DENPEX_ALERTMANAGER_TOKEN")

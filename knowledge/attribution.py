@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from knowledge import wording
 from knowledge.lines import Stamp, parse_step
 from knowledge.scanner import LineHit
-from knowledge.signals import ActorKey, Job, Signal
 from knowledge.schema import Entry
+from knowledge.signals import ActorKey, Job, Signal
 
 
 @dataclass(slots=True)
@@ -74,6 +74,11 @@ class _Cand:
     scored: list[Scored]
     secondhand: bool
     kernel: bool
+    bound: float | None = None  # an upper bound on the time of an untimed first signal
+
+    def when(self) -> float | None:
+        t = self.first.abs_time()
+        return t if t is not None else self.bound
 
 
 def _candidates(job: Job) -> list[_Cand]:
@@ -86,23 +91,73 @@ def _candidates(job: Job) -> list[_Cand]:
         fitting = [s for s in prims if any(s in sc.signals for sc in scored)]
         first = min(fitting, key=Signal.order)
         cands.append(
-            _Cand(key, first, scored[0], scored, all(s.hit.secondhand for s in fitting), any(s.kernel for s in fitting))
+            _Cand(
+                key,
+                first,
+                scored[0],
+                scored,
+                all(s.hit.secondhand for s in fitting),
+                any(s.kernel for s in fitting),
+            )
         )
     return cands
 
 
-def _choose(cands: list[_Cand]) -> tuple[_Cand, bool]:
+def _bound_untimed(job: Job, cands: list[_Cand]) -> dict[int, float]:
+    """An untimed line happened no later than the next timed line of the same file."""
+    out: dict[int, float] = {}
+    for i, c in enumerate(cands):
+        if c.first.abs_time() is not None or c.kernel:
+            continue
+        later = [
+            t
+            for s in job.signals
+            if s.source == c.first.source and s.line > c.first.line and (t := s.abs_time()) is not None
+        ]
+        if later:
+            out[i] = min(later) - 1e-6
+    return out
+
+
+def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
     """The initiating candidate and whether causal fallback rules (not clocks) decided it."""
     pool = [c for c in cands if not c.secondhand] or cands
-    timed = [c for c in pool if c.first.abs_time() is not None]
-    kernel_untimed = [c for c in pool if c.kernel and c.first.abs_time() is None]
+    bounds = _bound_untimed(job, pool)
+    if bounds:
+        for i, c in enumerate(pool):
+            if i in bounds:
+                c.bound = bounds[i]
+    timed = [c for c in pool if c.when() is not None]
+    kernel_untimed = [c for c in pool if c.kernel and c.when() is None]
     strength = lambda c: (c.best.score, c.best.entry.priority)  # noqa: E731
     if kernel_untimed and len(pool) > len(kernel_untimed):
         return max(kernel_untimed, key=strength), True
     if timed:
-        first = min(timed, key=lambda c: c.first.order())
-        return first, len(timed) < len(pool)
+        first = min(timed, key=lambda c: (c.when(), c.first.source, c.first.line))
+        near = _kernel_fault_near(first, timed)
+        if near is not None:
+            return near, True
+        return first, len(timed) < len(pool) or first.bound is not None
     return max(pool, key=lambda c: (*strength(c), -c.first.source, -c.first.line)), len(pool) > 1
+
+
+#: a kernel fault this soon after a rank's first error on the same node explains it (driver logs lag,
+#: and an untimed rank line only inherits the time of an earlier line)
+KERNEL_EXPLAINS_SECONDS = 600.0
+
+
+def _kernel_fault_near(first: _Cand, timed: list[_Cand]) -> _Cand | None:
+    """A GPU fault (Xid) on the initiating rank's node, shortly after its error: the fault is the cause."""
+    if first.kernel or first.first.node is None:
+        return None
+    t0 = first.when() or 0.0
+    near = [
+        c
+        for c in timed
+        if c.kernel and c.first.xid is not None and c.first.node == first.first.node
+        if 0 <= (c.when() or 0.0) - t0 <= KERNEL_EXPLAINS_SECONDS
+    ]
+    return min(near, key=lambda c: (c.when(), c.first.line)) if near else None
 
 
 def _confidence(best: float, runner_up: float | None, fallback: bool, secondhand: bool) -> float:
@@ -133,7 +188,7 @@ def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
 
 
 def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
-    chosen, fallback = _choose(cands)
+    chosen, fallback = _choose(job, cands)
     best = chosen.best
     runner = chosen.scored[1].score if len(chosen.scored) > 1 else None
     v = Verdict(
@@ -198,6 +253,7 @@ def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
     if rank is not None:
         v.rank, v.actor = rank, ("rank", str(rank))
         v.node = job.rank_node.get(rank)
+        v.stamp = None  # inferred from the others' behaviour: when it stalled is not in the logs
         v.notes.append(note)
         v.confidence = round(v.confidence * 0.9, 2)
     return v

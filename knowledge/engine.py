@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
 from denpex.models import Diagnosis, LogSource, MissingEvidence, Stats
 from knowledge import attribution, report, sources, wording
 from knowledge.facts import load_catalogue
-from knowledge.patterns import FACT_PATTERNS, Pattern, PatternSet
+from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternSet
 from knowledge.scanner import Scanner
 from knowledge.schema import ENTRIES_DIR, Entry, Xid, load_entries
 from knowledge.signals import build_job
@@ -56,7 +57,9 @@ def compile_patterns(entries: Sequence[Entry], masker: MaskerLike | None) -> lis
     """Every signature, context pattern, masking rule and engine fact as one list of patterns."""
     out: list[Pattern] = []
 
-    def add(regex: str, caseless: bool, kind: str, sig_id: str, entry: str | None, w: float, win: int) -> None:
+    def add(
+        regex: str, caseless: bool, kind: str, sig_id: str, entry: str | None, w: float, win: int
+    ) -> None:
         out.append(Pattern(len(out), regex, caseless, kind, sig_id, entry, w, win))  # type: ignore[arg-type]
 
     for e in entries:
@@ -68,20 +71,28 @@ def compile_patterns(entries: Sequence[Entry], masker: MaskerLike | None) -> lis
         add(rule.pattern, rule.caseless, "mask", rule.id, None, 1.0, 0)
     for fid, (regex, caseless) in FACT_PATTERNS.items():
         add(regex, caseless, "fact", fid, None, 1.0, 0)
+        if fid in SINGLE_FACTS:
+            out[-1] = replace(out[-1], single=True)
     return out
 
 
 class Engine:
     """Compiled knowledge. Build it once with `Engine.load()` and reuse it for every job."""
 
-    def __init__(self, entries: Sequence[Entry], xids: dict[int, Xid], masker: MaskerLike | None) -> None:
+    def __init__(
+        self,
+        entries: Sequence[Entry],
+        xids: dict[int, Xid],
+        masker: MaskerLike | None,
+        cache_dir: Path | None = None,
+    ) -> None:
         self.entries = {e.id: e for e in entries}
         self.xids = xids
         self.masker = masker
         self.patterns = compile_patterns(entries, masker)
-        self.pattern_set = PatternSet(self.patterns)
+        self.pattern_set = PatternSet(self.patterns, cache_dir)
         self.scanner = Scanner(self.pattern_set)
-        self.fallback_entry = next((e for e in entries if e.category == wording.FALLBACK_CATEGORY), None)
+        self.fallback_entry = _fallback_entry(entries)
         rule_ids = {p.idx: p.sig_id for p in self.patterns if p.kind == "mask"}
         if masker is not None:
             self.redactor = report.Redactor(masker.mask, masker.mask_line, rule_ids)
@@ -90,11 +101,21 @@ class Engine:
 
     @classmethod
     def load(
-        cls, entries_dir: Path | None = None, *, xid_path: Path | None = None, masker: MaskerLike | None = None
+        cls,
+        entries_dir: Path | None = None,
+        *,
+        xid_path: Path | None = None,
+        masker: MaskerLike | None = None,
+        cache_dir: Path | None = None,
     ) -> Engine:
-        """Load and validate every entry (an `EntryError` names a bad file and field), then compile."""
+        """Load and validate every entry (an `EntryError` names a bad file and field), then compile.
+
+        `cache_dir` (optional) keeps the compiled pattern database between processes, keyed by the
+        exact patterns, so a short-lived CLI run does not pay the compile every time.
+        """
         entries = load_entries(entries_dir or ENTRIES_DIR)
-        return cls(entries, load_catalogue(xid_path), masker if masker is not None else default_masker())
+        masker = masker if masker is not None else default_masker()
+        return cls(entries, load_catalogue(xid_path), masker, cache_dir)
 
     def diagnose(
         self,
@@ -125,3 +146,10 @@ class Engine:
             files=len(scans), ranks=len(ranks), bytes=done, seconds=round(time.perf_counter() - t0, 4)
         )
         return report.diagnosis(job, verdict, self.redactor, missing, stats)
+
+
+def _fallback_entry(entries: Sequence[Entry]) -> Entry | None:
+    """The entry that explains a log with no known signature: tagged `fallback`, else the most generic."""
+    pool = [e for e in entries if e.category == wording.FALLBACK_CATEGORY]
+    pool.sort(key=lambda e: ("fallback" not in e.tags, e.priority, e.id))
+    return pool[0] if pool else None

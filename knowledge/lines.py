@@ -60,7 +60,7 @@ _RANK_PREFIX = re.compile(r"\[rank(\d{1,6})\]:?")
 _SRUN_LABEL = re.compile(r"^\s{0,4}(\d{1,6}): ")
 _BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")
 _LEAD_RANK = re.compile(r"^\s*(?:global\s+)?rank[\s:=]+(\d{1,6})\b", re.IGNORECASE)
-_NCCL_DEV = re.compile(r"^\S+:\d+:\d+ \[(\d{1,3})\] NCCL ")
+_NCCL_DEV = re.compile(r"^\S+:\d+:\d+ \[(\d{1,3})\] (?:\S+ )?NCCL ")
 _LOCAL_RANK_ARG = re.compile(r"--local[_-]rank[= ](\d{1,5})")
 #: torchrun's failure summary: `rank      : 3 (local_rank: 3)`
 BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*(\d{1,5})\)")
@@ -115,12 +115,19 @@ class Stamp:
         return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
-_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1
+    )
+}
 _MON = r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 _ISO = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[T _](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?\s?(Z|[+-]\d{2}:?\d{2})?"
 )
-_DMESG_T = re.compile(r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) " + _MON + r" +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\]")
+_DMESG_T = re.compile(
+    r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) " + _MON + r" +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\]"
+)
 _GLOG = re.compile(r"(?:^|[\[\s:])[IWEF](\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{1,9})")
 _SYSLOG = re.compile(r"^\s*" + _MON + r" +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?")
 _RAW_DMESG = re.compile(r"^\s*(?:<\d>)?\[\s*(\d{1,10}\.\d{1,9})\]")
@@ -168,7 +175,9 @@ def parse_timestamp(text: str, year: int = 1970) -> Stamp | None:
             return Stamp(v)
     m = _SYSLOG.match(head)
     if m:
-        v = _mk(year, _MONTHS[m.group(1).lower()], *(int(m.group(i)) for i in (2, 3, 4, 5)), _frac(m.group(6)))
+        v = _mk(
+            year, _MONTHS[m.group(1).lower()], *(int(m.group(i)) for i in (2, 3, 4, 5)), _frac(m.group(6))
+        )
         if v is not None:
             return Stamp(v, has_year=False)
     m = _GLOG.search(head, 0, 120)

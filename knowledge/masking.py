@@ -19,7 +19,7 @@ import re
 import threading
 import tomllib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +31,7 @@ except ImportError:  # pragma: no cover
 
 RULES_PATH = Path(__file__).parent / "data" / "secrets.toml"
 CHUNK_CHARS = 32 << 10  # mask(): Python `re` runs only on the chunks the scan flagged
+MAX_MATCHES = 100_000  # mask(): beyond this many scan matches, localise by chunk instead
 MAX_PASSES = 16  # _apply: passes until masking reaches a fixed point (two in practice)
 MAX_BLOCK_LINES = 200  # a private key block without END stops being masked after this many lines
 
@@ -117,41 +118,91 @@ def _accepts(check: Check, value: str) -> bool:
 
 
 class _Detector:
-    """Which rules hit a buffer: one Hyperscan database (SINGLEMATCH), or `re.search` per rule."""
+    """Which rules hit a buffer, and on which lines: Hyperscan, or `re` per rule as the fallback.
+
+    Two databases of the same rules: SINGLEMATCH for "does anything hit" (one callback per rule at
+    most) and an all-matches one that says which lines to hand to Python `re`.
+    """
 
     def __init__(
         self, rules: Sequence[SecretRule], compiled: Sequence[re.Pattern[str]], use_hyperscan: bool
     ) -> None:
         self._compiled = compiled
-        self._db: Any = None
+        self._dbs: tuple[Any, Any] | None = None
         self._local = threading.local()  # Hyperscan scratch space is per thread
         if use_hyperscan and hyperscan is not None and rules:
-            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            base = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_MULTILINE
-            db.compile(
-                expressions=[r.pattern.encode("ascii") for r in rules],
-                ids=list(range(len(rules))),
-                elements=len(rules),
-                flags=[base | (hyperscan.HS_FLAG_CASELESS if r.caseless else 0) for r in rules],
-            )
-            self._db = db
+            self._dbs = (_hs_compile(rules, hyperscan.HS_FLAG_SINGLEMATCH), _hs_compile(rules, 0))
 
     @property
     def backend(self) -> str:
-        return "hyperscan" if self._db is not None else "python"
+        return "hyperscan" if self._dbs is not None else "python"
+
+    def _scan(self, which: int, data: bytes, on_match: Callable[..., Any]) -> None:
+        assert self._dbs is not None
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = tuple(hyperscan.Scratch(db) for db in self._dbs)
+        self._dbs[which].scan(data, match_event_handler=on_match, scratch=scratch[which])
 
     def hits(self, text: str | bytes) -> set[int]:
-        if self._db is None:
+        """Indices of the rules that match somewhere in `text`."""
+        if self._dbs is None:
             if isinstance(text, bytes):
                 text = text.decode("utf-8", "surrogateescape")
             return {i for i, rx in enumerate(self._compiled) if rx.search(text)}
         data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._db)
         found: set[int] = set()
-        self._db.scan(data, match_event_handler=lambda idx, *_: found.add(idx), scratch=scratch)
+        self._scan(0, data, lambda idx, *_: found.add(idx))
         return found
+
+    def offsets(self, text: str) -> list[tuple[int, int]] | None:
+        """Sorted (character offset in a match, rule) pairs; None if it cannot say cheaply."""
+        if self._dbs is None:
+            return sorted((m.start(), i) for i, rx in enumerate(self._compiled) for m in rx.finditer(text))
+        if not text.isascii():
+            return None
+        found: list[tuple[int, int]] = []
+
+        def on_match(idx: int, _from: int, to: int, *_: object) -> bool:
+            found.append((to - 1, idx))
+            return len(found) > MAX_MATCHES  # True stops the scan
+
+        try:
+            self._scan(1, text.encode("ascii"), on_match)
+        except hyperscan.ScanTerminated:
+            return None
+        return sorted(found)
+
+    def line_hits(self, text: str) -> dict[int, set[int]]:
+        """Line index (in `text.split("\\n")`) -> indices of the rules that match on that line."""
+        ends: list[tuple[int, int]] = []  # (offset of a match's last character, rule)
+        if self._dbs is not None:
+            data = text.encode("utf-8", "surrogatepass")
+            self._scan(1, data, lambda idx, _from, to, *_: ends.append((to - 1, idx)))
+            count: Callable[[int, int], int] = lambda a, b: data.count(b"\n", a, b)  # noqa: E731
+        else:
+            for i, rx in enumerate(self._compiled):
+                ends.extend((m.start(), i) for m in rx.finditer(text))
+            count = lambda a, b: text.count("\n", a, b)  # noqa: E731
+        out: dict[int, set[int]] = {}
+        line = prev = 0
+        for pos, idx in sorted(ends):
+            line += count(prev, pos)
+            prev = pos
+            out.setdefault(line, set()).add(idx)
+        return out
+
+
+def _hs_compile(rules: Sequence[SecretRule], extra: int) -> Any:
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    base = hyperscan.HS_FLAG_MULTILINE | extra
+    db.compile(
+        expressions=[r.pattern.encode("ascii") for r in rules],
+        ids=list(range(len(rules))),
+        elements=len(rules),
+        flags=[base | (hyperscan.HS_FLAG_CASELESS if r.caseless else 0) for r in rules],
+    )
+    return db
 
 
 class Masker:
@@ -188,7 +239,36 @@ class Masker:
         return [self._rules[i].id for i in sorted(self._detector.hits(text))]
 
     def mask(self, text: str) -> str:
-        """Mask every secret in `text`, which may hold many lines (private key blocks included)."""
+        """Mask every secret in `text`, which may hold many lines (private key blocks included).
+
+        One scan of the whole text says where rules hit; Python `re` then runs on those lines only.
+        Non-ASCII text (byte and character offsets differ), key blocks and pathological inputs with
+        too many matches take the chunked path, which localises by chunk and line instead.
+        """
+        found = self._detector.offsets(text)
+        if found is not None and not any(idx in self._block for _, idx in found):
+            return self._mask_at(text, found)
+        return self._mask_chunked(text)
+
+    def _mask_at(self, text: str, found: list[tuple[int, int]]) -> str:
+        """Mask the lines holding the character offsets in `found` ((offset, rule) pairs, sorted)."""
+        lines: dict[int, tuple[int, set[int]]] = {}
+        start = end = -1
+        for pos, idx in found:
+            if pos >= end:  # a new line; offsets are sorted, so each line is looked up once
+                start = text.rfind("\n", 0, pos) + 1
+                end = text.find("\n", pos)
+                end = len(text) if end < 0 else end
+                lines[start] = (end, set())
+            lines[start][1].add(idx)
+        out, last = [], 0
+        for start, (end, idxs) in lines.items():
+            out += [text[last:start], self._apply(text[start:end], idxs)]
+            last = end
+        out.append(text[last:])
+        return "".join(out)
+
+    def _mask_chunked(self, text: str) -> str:
         stream = MaskStream(self)
         out: list[str] = []
         pos, n = 0, len(text)
@@ -196,7 +276,8 @@ class Masker:
             end = text.find("\n", min(pos + CHUNK_CHARS, n) - 1)
             end = n if end < 0 else end + 1
             chunk = text[pos:end]
-            hits = self._detector.hits(chunk)
+            flagged = stream.in_block or self._detector.hits(chunk)  # the cheap scan first
+            hits = self._detector.line_hits(chunk) if flagged else {}
             out.append(stream.chunk(chunk, hits) if hits or stream.in_block else chunk)
             pos = end
         return "".join(out)
@@ -221,6 +302,8 @@ class Masker:
 
     def mask_lines(self, lines: list[str]) -> list[str]:
         """Mask a sequence of lines, including the body of private key blocks across lines."""
+        if lines and not any("\n" in line for line in lines):
+            return self.mask("\n".join(lines)).split("\n")  # one scan, not one per line
         stream = MaskStream(self)
         return [stream.line(line) for line in lines]
 
@@ -312,12 +395,16 @@ class MaskStream:
             idxs = {m._index[r] for r in rule_ids if r in m._index}
         return self._line(text, idxs)
 
-    def chunk(self, text: str, idxs: set[int]) -> str:
-        """Mask a chunk of whole lines given the rules that hit somewhere in it."""
-        if not self.in_block and not (idxs & self._m._block):
-            return self._m._apply(text, idxs)  # no rule crosses a line break: one pass
-        body, nl = (text[:-1], "\n") if text.endswith("\n") else (text, "")
-        return "\n".join(self._line(part, idxs) for part in body.split("\n")) + nl
+    def chunk(self, text: str, hits: dict[int, set[int]]) -> str:
+        """Mask a chunk of whole lines given the rules that hit on each line (`line_hits`)."""
+        parts = text.split("\n")
+        if not self.in_block and not any(idxs & self._m._block for idxs in hits.values()):
+            for i, idxs in hits.items():  # no rule crosses a line break: only flagged lines
+                parts[i] = self._m._apply(parts[i], idxs)
+            return "\n".join(parts)
+        last = len(parts) - 1 if text.endswith("\n") else len(parts)  # "" after the final break
+        masked = [self._line(p, hits.get(i, set())) for i, p in enumerate(parts[:last])]
+        return "\n".join(masked + parts[last:])
 
     def _line(self, text: str, idxs: set[int]) -> str:
         prefix = ""

@@ -7,9 +7,12 @@ pattern, the same patterns run through Python's `re`, which is slower but gives 
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 try:  # pragma: no cover - which branch runs depends on the platform
@@ -23,10 +26,13 @@ PatternKind = Literal["primary", "collateral", "context", "mask", "fact"]
 #: watchdog sequence numbers, world size. Kept here so they share the one scan.
 FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     "xid": (r"NVRM: Xid \(", False),
+    "rankmap": (r"^\[default\d+\]:\[rank\d+\]:", False),  # local -> global; first per chunk only
     "device": (r"cudaDev \d+ (?:nvmlDev \d+ )?busId [0-9a-f]+", True),
     "seqnum": (r"SeqNum=\d+, ?OpType=[A-Z_]+", False),
     "world": (r"(?:world[_ ]size|nranks)[=: ]+\d+", True),
 }
+
+SINGLE_FACTS = frozenset({"rankmap"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +47,7 @@ class Pattern:
     entry: str | None = None
     weight: float = 1.0
     window: int = 0
+    single: bool = False  # report only the first match per scanned chunk (frequent, informative once)
 
 
 Hit = tuple[int, int]  # (pattern idx, end offset in the scanned buffer)
@@ -49,20 +56,59 @@ Hit = tuple[int, int]  # (pattern idx, end offset in the scanned buffer)
 class PatternSet:
     """Compiled patterns; `scan(buffer)` returns `(pattern idx, end offset)` hits in offset order."""
 
-    def __init__(self, patterns: Sequence[Pattern]) -> None:
+    def __init__(self, patterns: Sequence[Pattern], cache_dir: Path | None = None) -> None:
         self.patterns = list(patterns)
+        self._cache_dir = cache_dir
         self._hs = None
         self._py: list[tuple[int, re.Pattern[bytes]]] = []
         self.backend = "python"
         hs_patterns = list(self.patterns)
         if hyperscan is not None:
-            hs_patterns, rejected = self._split_supported(hs_patterns)
-            self._py = [(p.idx, _py_compile(p)) for p in rejected]
-            if hs_patterns:
-                self._hs = _hs_compile(hs_patterns)
+            self._hs = self._cached()
+            if self._hs is None:
+                hs_patterns, rejected = self._split_supported(hs_patterns)
+                self._py = [(p.idx, _py_compile(p)) for p in rejected]
+                if hs_patterns:
+                    self._hs = _hs_compile(hs_patterns)
+                    if not rejected:
+                        self._store(self._hs)
             self.backend = "hyperscan"
         else:  # pragma: no cover - exercised only without a hyperscan wheel
             self._py = [(p.idx, _py_compile(p)) for p in self.patterns]
+
+    def _cache_path(self) -> Path | None:
+        if self._cache_dir is None:
+            return None
+        key = hashlib.sha256(
+            repr(
+                (hyperscan.__version__, [(p.idx, p.regex, p.caseless, p.single) for p in self.patterns])
+            ).encode()
+        ).hexdigest()[:32]
+        return self._cache_dir / f"hs-{key}.db"
+
+    def _cached(self):  # type: ignore[no-untyped-def]
+        """A database compiled earlier for exactly these patterns (compiling takes most of a second)."""
+        path = self._cache_path()
+        if path is None or not path.is_file():
+            return None
+        try:
+            db = hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
+            db.scratch = hyperscan.Scratch(db)  # a deserialised database comes without scratch space
+            return db
+        except Exception:  # a stale or foreign file: compile instead
+            return None
+
+    def _store(self, db) -> None:  # type: ignore[no-untyped-def]
+        path = self._cache_path()
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(hyperscan.dumpb(db))
+            os.replace(tmp, path)
+        except OSError:  # a read-only home: the cache is only an optimisation
+            pass
 
     @staticmethod
     def _split_supported(patterns: list[Pattern]) -> tuple[list[Pattern], list[Pattern]]:
@@ -100,10 +146,11 @@ class PatternSet:
         if self._py:
             raw = bytes(data) if not isinstance(data, bytes) else data
             for idx, rx in self._py:
+                single = self.patterns[idx].single
                 for m in rx.finditer(raw):
                     if on_hit_cap is None or on_hit_cap(idx):
                         append((idx, m.end()))
-                        if m.end() == m.start():
+                        if m.end() == m.start() or single:
                             break
         hits.sort(key=lambda h: h[1])
         return hits
@@ -112,7 +159,10 @@ class PatternSet:
 def _hs_compile(patterns: Sequence[Pattern]):  # type: ignore[no-untyped-def]
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     flags = [
-        hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if p.caseless else 0) for p in patterns
+        hyperscan.HS_FLAG_MULTILINE
+        | (hyperscan.HS_FLAG_CASELESS if p.caseless else 0)
+        | (hyperscan.HS_FLAG_SINGLEMATCH if p.single else 0)
+        for p in patterns
     ]
     db.compile(
         expressions=[p.regex.encode("utf-8") for p in patterns],

@@ -22,8 +22,8 @@ from denpex.models import (
 from knowledge import wording
 from knowledge.attribution import Verdict, score_entries
 from knowledge.scanner import SourceScan
-from knowledge.signals import Job, Signal
 from knowledge.schema import Entry
+from knowledge.signals import Job, Signal
 
 MAX_EVIDENCE = 8
 NODE_LINES = 20
@@ -118,7 +118,7 @@ def missing(job: Job, v: Verdict, given: Sequence[MissingEvidence]) -> list[Miss
     out = list(given)
     kernel_nodes = {s.source.node for s in job.scans if s.source.kind == "kernel"}
     has_kernel = any(s.source.kind == "kernel" for s in job.scans)
-    if v.node and v.node not in kernel_nodes or not has_kernel:
+    if (v.node and v.node not in kernel_nodes) or not has_kernel:
         what, nxt = wording.missing_kernel(v.node if v.node not in kernel_nodes else None)
         out.append(MissingEvidence(what=what, next_action=nxt))
     if v.confidence < 0.8 and not any(s.source.kind == "scheduler" for s in job.scans):

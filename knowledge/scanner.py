@@ -26,6 +26,7 @@ TAIL_LINES = 20
 CONTEXT_LINES = 2
 LOOKBACK_BYTES = 32 << 10
 HIT_CAP = 200  # hits kept per pattern per source; more would only repeat the same evidence
+SOURCE_CAP = 5000  # hits kept per source in all, so a pathological log cannot exhaust memory
 MASK_CAP = 5000
 
 
@@ -116,9 +117,14 @@ class Scanner:
         counts = [0] * len(self.kinds)
         caps = [MASK_CAP if k == "mask" else HIT_CAP for k in self.kinds]
 
+        total = [0]
+
         def keep(idx: int) -> bool:
             counts[idx] += 1
-            return counts[idx] <= caps[idx]
+            if counts[idx] > caps[idx] or total[0] >= SOURCE_CAP:
+                return False
+            total[0] += 1
+            return True
 
         state = _State(year=year)
         buf, mv = self.buf, memoryview(self.buf)
@@ -178,7 +184,9 @@ class Scanner:
         state.tail = (state.tail + bytes(buf[max(0, scan_end - TAIL_BYTES) : scan_end]))[-TAIL_BYTES:]
         state.last_byte = buf[scan_end - 1]
 
-    def _line_hit(self, out: SourceScan, state: _State, pos: int, scan_end: int, line_no: int, idx: int) -> LineHit:
+    def _line_hit(
+        self, out: SourceScan, state: _State, pos: int, scan_end: int, line_no: int, idx: int
+    ) -> LineHit:
         buf = self.buf
         ls = buf.rfind(b"\n", 0, pos) + 1
         le = buf.find(b"\n", pos, scan_end)

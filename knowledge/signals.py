@@ -125,7 +125,9 @@ def build_job(
                     job.context.setdefault(p.entry, []).append((i, hit, p))
                     continue
                 job.signals.append(
-                    Signal(p, entries[p.entry], i, hit, rank, src.node, hit.stamp, kernel=src.kind == "kernel")
+                    Signal(
+                        p, entries[p.entry], i, hit, rank, src.node, hit.stamp, kernel=src.kind == "kernel"
+                    )
                 )
     for host in {h for h, _ in job.rank_pci.values() if h}:
         nodes.add(host)
@@ -160,11 +162,23 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
 
 
 def _resolve_locals(job: Job) -> None:
-    """A node-local rank (`[default3]:`) is the global rank only when the job ran on one node."""
+    """A node-local rank (`[default3]:`) becomes global through `[default0]:[rank8]:` lines of the same
+    file (offset 8), else only when the job ran on one node (then local and global agree)."""
+    offsets: dict[int, set[int]] = defaultdict(set)
+    for i, scan in enumerate(job.scans):
+        for hit in scan.hits:
+            if hit.rank.rank is not None and hit.rank.local is not None and not hit.secondhand:
+                offsets[i].add(hit.rank.rank - hit.rank.local)
     for s in job.signals:
-        if s.rank is None and s.hit.rank.local is not None and job.single_node:
-            s.rank = s.hit.rank.local
-            job.ranks.add(s.rank)
+        local = s.hit.rank.local
+        if s.rank is None and local is not None:
+            offset = offsets.get(s.source, set())
+            if len(offset) == 1:
+                s.rank = local + next(iter(offset))
+            elif job.single_node:
+                s.rank = local
+            if s.rank is not None:
+                job.ranks.add(s.rank)
         if s.rank is not None and s.node is None:
             s.node = job.rank_node.get(s.rank)
 
@@ -209,14 +223,18 @@ def _apply_xids(job: Job, xids: dict[int, Xid], entries: dict[str, Entry]) -> No
             s.demoted = True
         rank = pci_rank.get((s.node, ev.pci))
         if rank is None:
-            candidates = [r for (h, p), r in pci_rank.items() if p == ev.pci and (h is None or job.single_node)]
+            candidates = [
+                r for (h, p), r in pci_rank.items() if p == ev.pci and (h is None or job.single_node)
+            ]
             rank = candidates[0] if len(candidates) == 1 else None
         if rank is not None:
             s.rank = rank
     _orphan_xids(job, xids, entries, {(s.source, s.hit.line) for s in job.signals if s.xid is not None})
 
 
-def _orphan_xids(job: Job, xids: dict[int, Xid], entries: dict[str, Entry], seen: set[tuple[int, int]]) -> None:
+def _orphan_xids(
+    job: Job, xids: dict[int, Xid], entries: dict[str, Entry], seen: set[tuple[int, int]]
+) -> None:
     """An Xid no entry's signature matched still counts, through the catalogue's `entry` field."""
     for node, ev, i, hit in job.xids:
         row = xids.get(ev.code)
@@ -225,6 +243,16 @@ def _orphan_xids(job: Job, xids: dict[int, Xid], entries: dict[str, Entry], seen
         kind = "primary" if row.hardware else "collateral"
         pattern = Pattern(-1, "NVRM: Xid", False, kind, f"xid-{ev.code}", row.entry, 2.0, 0)
         job.signals.append(
-            Signal(pattern, entries[row.entry], i, hit, None, node, hit.stamp, kernel=True,
-                   demoted=not row.hardware, xid=ev)
+            Signal(
+                pattern,
+                entries[row.entry],
+                i,
+                hit,
+                None,
+                node,
+                hit.stamp,
+                kernel=True,
+                demoted=not row.hardware,
+                xid=ev,
+            )
         )

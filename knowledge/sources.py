@@ -20,7 +20,9 @@ class UnreadableInput(Exception):
 
 
 _KERNEL_NAME = re.compile(r"(?:^|[._-])(?:dmesg|kern(?:el)?(?:\.log)?|syslog|journal)(?:[._-]|$)", re.I)
-_SCHED_NAME = re.compile(r"(?:^slurm|\.sacct$|^sacct|^scheduler|^sbatch|scontrol|kube.?events|pod.?status)", re.I)
+_SCHED_NAME = re.compile(
+    r"(?:^slurm|\.sacct$|^sacct|^scheduler|^sbatch|scontrol|kube.?events|pod.?status)", re.I
+)
 _RANK_PATTERNS = (
     re.compile(r"(?:^|[^a-z])rank[_-]?(\d{1,6})(?:\D|$)", re.I),
     re.compile(r"(?:^|[^a-z])(?:worker|proc|task|process|gpu)[_-]?(\d{1,6})(?:\D|$)", re.I),
@@ -66,13 +68,29 @@ def infer_node(name: str, kind: SourceKind) -> str | None:
     return m.group(1) if m else None
 
 
+_HOST_DIR = re.compile(
+    r"^(?!(?:rank|worker|task|proc|logs?|job|run|out)[_-]?\d*$)[a-z][\w.-]*\d[\w.-]*$", re.I
+)
+
+
+def node_from_folder(name: str) -> str | None:
+    """`gpu-07/rank3.log`: a per-node folder (a name with a digit that is not a rank/job folder)."""
+    parent = os.path.dirname(name)
+    base = os.path.basename(parent) if parent else ""
+    return base if base and _HOST_DIR.match(base) else None
+
+
 def complete(source: LogSource) -> LogSource:
     """Fill in `kind`, `rank` and `node` a collector left `None`, from the source's name."""
     kind = source.kind or infer_kind(source.name)
     rank = source.rank
     if rank is None and kind == "rank":
         rank = infer_rank(source.name)
-    node = source.node if source.node is not None else infer_node(source.name, kind)
+    node = (
+        source.node
+        if source.node is not None
+        else infer_node(source.name, kind) or node_from_folder(source.name)
+    )
     if (kind, rank, node) == (source.kind, source.rank, source.node):
         return source
     return source.model_copy(update={"kind": kind, "rank": rank, "node": node})

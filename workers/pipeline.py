@@ -11,6 +11,7 @@ retries with backoff. Permanent ones (an unknown job) are recorded in the job's 
 from __future__ import annotations
 
 import time
+import uuid
 from datetime import UTC, datetime
 
 import structlog
@@ -26,6 +27,12 @@ from workers.posting import SlackPoster
 from workers.store import Store
 
 log = structlog.get_logger("denpex.pipeline")
+#: how long one execution may hold a job's posting lock before another may take over
+POST_LEASE_SECONDS = 90
+
+
+class PostingBusy(RuntimeError):
+    """Another execution of the same job holds the posting lock (retried with backoff)."""
 
 
 def collect(ctx: WorkerContext, job: JobRef) -> Evidence:
@@ -112,11 +119,19 @@ def process(ctx: WorkerContext, work: str) -> str:
     store.set_state(work, "diagnosed", category=diagnosis.category)
     if ctx.slack is None or not ctx.channel:
         return "diagnosed"
-    decision = _quota(ctx, store, work)
-    poster = SlackPoster(ctx.slack, ctx.channel, store, ctx.renderer)
-    channel, ts = poster.post(work, job, diagnosis if decision.allowed else None, decision)
-    store.set_state(work, "posted", ts=ts, channel=channel)
-    store.record_latency(max(time.time() - _failure_end(job, record.received_at), 0.0))
+    token = uuid.uuid4().hex
+    if not store.acquire_post_lock(work, token, POST_LEASE_SECONDS):
+        raise PostingBusy(work)  # another execution is posting this job; RQ retries later
+    try:
+        if store.post_state(work).get("status") == "posted":
+            return "already-posted"
+        decision = _quota(ctx, store, work)
+        poster = SlackPoster(ctx.slack, ctx.channel, store, ctx.renderer)
+        channel, ts = poster.post(work, job, diagnosis if decision.allowed else None, decision)
+        store.set_state(work, "posted", ts=ts, channel=channel)
+        store.record_latency(max(time.time() - _failure_end(job, record.received_at), 0.0))
+    finally:
+        store.release_post_lock(work, token)
     log.info("posted", job_key=work, channel=channel, ts=ts, at=datetime.now(UTC).isoformat())
     return "posted"
 

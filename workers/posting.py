@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 import structlog
+from slack_sdk.errors import SlackApiError
 
 from denpex.models import Diagnosis, JobRef
 from workers.ports import QuotaDecision, Renderer, SlackMessage
@@ -28,8 +29,15 @@ ROOT_EVENT = "denpex_diagnosis"
 REPLY_EVENT = "denpex_reply"
 #: look this far before `posting_at` when searching history (clock skew between us and Slack)
 LOOKBACK_SECONDS = 120
+#: a request that timed out may still land in Slack; until this many client timeouts have passed
+#: since it was sent, "not found" means "not yet", so the retry waits instead of posting again
+SETTLE_TIMEOUTS = 2.0
 
 log = structlog.get_logger("denpex.posting")
+
+
+class PostInFlight(RuntimeError):
+    """An earlier attempt's message may still land in Slack; RQ retries the job later."""
 
 
 def _meta(message: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
@@ -66,6 +74,26 @@ class SlackPoster:
                 return True
         return False
 
+    def _settle(self, work: str, state: dict[str, str], field: str) -> None:
+        """Raise `PostInFlight` while a timed-out earlier request for this message may still land.
+
+        Only a request that got no answer (timeout, dropped connection) can land late; one Slack
+        answered with an error was recorded as `answered` and is settled at once.
+        """
+        sent_at = state.get(field)
+        if not sent_at or state.get("answered") == sent_at:
+            return
+        timeout = float(getattr(self.client, "timeout", 15) or 15)
+        if time.time() - float(sent_at) < SETTLE_TIMEOUTS * timeout:
+            raise PostInFlight(work)
+
+    def _send(self, work: str, sent_at: float, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self._post(*args, **kwargs)
+        except SlackApiError:  # Slack answered: this request is not in flight any more
+            self.store.update_post(work, answered=str(sent_at))
+            raise
+
     # ------------------------------------------------------------- posting
     def _post(self, channel: str, message: SlackMessage, event: str, payload: dict[str, Any],
               thread_ts: str | None = None) -> Any:
@@ -85,10 +113,12 @@ class SlackPoster:
                 log.info("root_recovered", job_key=work, ts=found[1])
                 self.store.update_post(work, channel=found[0], ts=found[1])
                 return found
-        self.store.update_post(work, status="posting", posting_at=time.time())
+            self._settle(work, state, "posting_at")
+        sent_at = time.time()
+        self.store.update_post(work, status="posting", posting_at=str(sent_at))
         message = self.renderer.root_message(job, diagnosis if quota.allowed else None,
                                              quota_note=None if quota.allowed else quota.note)
-        resp = self._post(self.channel, message, ROOT_EVENT, {"job_key": work})
+        resp = self._send(work, sent_at, self.channel, message, ROOT_EVENT, {"job_key": work})
         channel, ts = resp["channel"], resp["ts"]
         self.store.update_post(work, channel=channel, ts=ts)
         return channel, ts
@@ -100,8 +130,12 @@ class SlackPoster:
         for index in range(done, len(messages)):
             pending = state.get("reply_posting") == str(index)
             if not (pending and self._reply_exists(work, channel, ts, index)):
-                self.store.update_post(work, reply_posting=index)
-                self._post(channel, messages[index], REPLY_EVENT, {"job_key": work, "index": index}, ts)
+                if pending:
+                    self._settle(work, state, "reply_posting_at")
+                sent_at = time.time()
+                self.store.update_post(work, reply_posting=index, reply_posting_at=str(sent_at))
+                self._send(work, sent_at, channel, messages[index], REPLY_EVENT,
+                           {"job_key": work, "index": index}, ts)
             self.store.update_post(work, replies=index + 1)
             state = {}
         if not self.store.post_state(work).get("file"):

@@ -14,12 +14,37 @@ parent and inherited by every work-horse. Two RQ timings are shortened so a work
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
+import sys
 from typing import Any
 
 from rq import Queue, Worker
 from rq.job import Job
 
 from workers.context import WorkerContext, reset_current, set_current
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Ask Linux to send `sig` to this process when its parent dies (no-op elsewhere).
+
+    RQ puts each work-horse in its own process group, so a worker killed with SIGKILL (OOM killer,
+    `kill -9`) would leave its horse running the job while the job's heartbeat lapses and another
+    worker picks it up again: two executions of one job. Dying with the parent prevents that.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
 
 
 class DenpexWorker(Worker):
@@ -31,6 +56,10 @@ class DenpexWorker(Worker):
         if job.timeout and job.timeout > 0:
             interval = min(job.timeout - working_time, interval)
         return int(max(interval, 1)) + self.heartbeat_grace
+
+    def setup_work_horse_signals(self) -> None:
+        super().setup_work_horse_signals()
+        die_with_parent(signal.SIGKILL)
 
     def perform_job(self, job: Job, queue: Queue, *args: Any, **kwargs: Any) -> bool:
         if self.context is None:

@@ -54,8 +54,18 @@ def post_key(work: str) -> str:
     return f"{PREFIX}post:{work}"
 
 
+def post_lock_key(work: str) -> str:
+    return f"{PREFIX}postlock:{work}"
+
+
 STATS_CATEGORIES = f"{PREFIX}stats:diagnoses"
 STATS_LATENCY = f"{PREFIX}stats:post_latency"
+
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 
 
 class JobRecord:
@@ -115,6 +125,13 @@ class Store:
             pipe.hset(post_key(work), mapping={k: str(v) for k, v in fields.items()})
             pipe.expire(post_key(work), self.ttl)
             pipe.execute()
+
+    def acquire_post_lock(self, work: str, token: str, lease_seconds: int) -> bool:
+        """Only one execution of a job posts at a time (a lease, so a dead holder cannot block forever)."""
+        return bool(self.r.set(post_lock_key(work), token, nx=True, ex=lease_seconds))
+
+    def release_post_lock(self, work: str, token: str) -> None:
+        self.r.eval(_RELEASE, 1, post_lock_key(work), token)
 
     def record_latency(self, seconds: float) -> None:
         with self.r.pipeline() as pipe:

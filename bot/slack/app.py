@@ -118,7 +118,6 @@ def create_slack_app(
     )
     register_commands(app, deps)
     register_followups(app, deps)
-    app._denpex_deps = deps  # type: ignore[attr-defined]  # for tests and the entry point
     return app
 
 

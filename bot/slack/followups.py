@@ -62,7 +62,11 @@ class Followups:
         if event.get("bot_id") or event.get("subtype") or not event.get("user"):
             return
         thread_ts, channel = event.get("thread_ts"), event.get("channel")
-        if not thread_ts or not channel:
+        if not channel:
+            return
+        if not thread_ts:
+            if mentioned and await self.deps.state.first_delivery(body.get("event_id")):
+                await self._reply(client, channel, str(event.get("ts")), texts.MENTION_OUTSIDE_THREAD)
             return
         text = MENTION.sub("", event.get("text") or "").strip()
         if not mentioned and (

@@ -39,15 +39,15 @@ def _secret(value: Any) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
-def make_renderer(engine: Any) -> Any:
-    """The Slack app's Block Kit renderer when present, else the plain one."""
+def make_renderer(entries: Any = None) -> Any:
+    """The Slack app's Block Kit renderer when present, else the plain one. `entries`: id → Entry."""
     try:
         from bot.slack.render import BlockKitRenderer
     except ImportError:
         from workers.render import PlainRenderer
 
         return PlainRenderer()
-    return BlockKitRenderer(entries=getattr(engine, "entries", None))
+    return BlockKitRenderer(entries=entries)
 
 
 def make_quota(client: Any) -> Any:
@@ -83,12 +83,13 @@ def build_worker_context(
     engine = Engine.load(entries, masker=masker)
     token = _secret(settings.slack_bot_token)
     post = bool(token and settings.channel) if post is None else post
-    slack = make_web_client(token, settings.slack_api_url) if post else None
+    timeout = settings.slack_timeout_seconds
+    slack = make_web_client(token, settings.slack_api_url, timeout=timeout) if post else None
     team_id = "local"
     if slack is not None:
         team_id = slack.auth_test().get("team_id") or "local"
     return WorkerContext(
-        settings=settings, redis=client, masker=masker, renderer=make_renderer(engine),
+        settings=settings, redis=client, masker=masker, renderer=make_renderer(engine.entries),
         collectors=CollectorRegistry(settings, collectors),
         quota=make_quota(client) if (post and quota) else AlwaysAllow(),
         slack=slack, channel=settings.channel if post else None, team_id=team_id, engine=engine,

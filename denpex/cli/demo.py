@@ -34,6 +34,9 @@ def run(*, timeout: float = 60.0, keep: bool = False) -> int:
     from denpex.cli import _demo_support as support
     from denpex.settings import Settings
 
+    from denpex.cli._runtime import configure_logging
+
+    configure_logging("WARNING")
     workdir = support.make_workdir()
     started: list[Any] = []
     try:
@@ -104,7 +107,7 @@ async def _send_and_show(settings: Any, url: str, secret: str, job_id: str, wait
     from denpex.cli import _demo_support as support
     from denpex.cli._runtime import make_renderer
     from integrations.signing import sign
-    from knowledge.engine import Engine
+    from knowledge.schema import ENTRIES_DIR, load_entries
     from workers.store import Store
 
     body = json.dumps({"cluster": "demo", "job_id": job_id, "state": "FAILED", "exit_code": "1:0",
@@ -116,7 +119,7 @@ async def _send_and_show(settings: Any, url: str, secret: str, job_id: str, wait
             answer = await resp.json()
     work = answer.get("job_key", f"files:demo:{job_id}")
     print(texts.demo_sent(work, answer.get("status", answer.get("error", "?"))), file=sys.stderr)
-    engine = await asyncio.to_thread(Engine.load)
+    entries = {e.id: e for e in await asyncio.to_thread(load_entries, ENTRIES_DIR)}
     store = Store(redis.Redis.from_url(settings.redis_url), result_ttl=settings.result_ttl_seconds)
     posting = bool(settings.slack_bot_token and settings.channel)
     deadline = time.monotonic() + wait_seconds
@@ -138,7 +141,7 @@ async def _send_and_show(settings: Any, url: str, secret: str, job_id: str, wait
         state = store.post_state(work)
         print(texts.demo_posted(state.get("channel", "?"), state.get("ts", "?")))
     else:
-        renderer = make_renderer(engine)
+        renderer = make_renderer(entries)
         support.print_thread(renderer.root_message(record.job, diagnosis, quota_note=None),
                              renderer.thread_messages(record.job, diagnosis),
                              renderer.evidence_file(record.job, diagnosis), texts.DEMO_HEADING)

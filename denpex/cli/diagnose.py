@@ -23,7 +23,9 @@ def register(app: typer.Typer) -> None:
     def diagnose(
         paths: list[Path] = typer.Argument(..., help=texts.PATHS_HELP),
         fmt: str = typer.Option("text", "--format", "-f", help=texts.FORMAT_HELP),
-        entries: Path | None = typer.Option(None, "--entries", help=texts.ENTRIES_HELP),
+        entries: Path | None = typer.Option(
+            None, "--entries", envvar="DENPEX_ENTRIES", help=texts.ENTRIES_HELP
+        ),
     ) -> None:
         raise typer.Exit(run(paths, fmt, entries))
 
@@ -46,7 +48,7 @@ def run(paths: list[Path], fmt: str, entries: Path | None = None) -> int:
         print(texts.no_sources(), file=sys.stderr)
         return 2
     try:
-        engine = Engine.load(entries)
+        engine = Engine.load(entries, cache_dir=_cache_dir())
     except EntryError as exc:
         print(texts.bad_knowledge(str(exc)), file=sys.stderr)
         return 2
@@ -59,11 +61,28 @@ def run(paths: list[Path], fmt: str, entries: Path | None = None) -> int:
     except OSError as exc:  # a file vanished or became unreadable mid-scan
         print(texts.unreadable(f"{exc.filename or ''}: {exc.strerror or exc}".strip(": ")), file=sys.stderr)
         return 2
+    except Exception as exc:  # a bug must still be one line for a person; DENPEX_DEBUG=1 shows the trace
+        import os
+
+        if os.environ.get("DENPEX_DEBUG"):
+            raise
+        print(texts.internal_error(f"{type(exc).__name__}: {exc}"), file=sys.stderr)
+        return 3
     if fmt == "json":
         sys.stdout.write(diag.model_dump_json(indent=2) + "\n")
     else:
         render(diag)
     return 0
+
+
+def _cache_dir() -> Path | None:
+    """Where the compiled pattern database is kept: `$DENPEX_CACHE_DIR`, else the XDG cache."""
+    import os
+
+    if os.environ.get("DENPEX_CACHE_DIR"):
+        return Path(os.environ["DENPEX_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache")
+    return Path(base) / "denpex"
 
 
 def _size(path: Path | None) -> int:
@@ -73,7 +92,7 @@ def _size(path: Path | None) -> int:
         return 0
 
 
-def _with_progress(engine, srcs, total):  # noqa: ANN001, ANN202 - rich types stay local
+def _with_progress(engine, srcs, total):
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
@@ -89,7 +108,7 @@ def _with_progress(engine, srcs, total):  # noqa: ANN001, ANN202 - rich types st
         return engine.diagnose(srcs, progress=lambda n: bar.update(task, completed=n))
 
 
-def render(diag) -> None:  # noqa: ANN001 - denpex.models.Diagnosis, imported lazily
+def render(diag) -> None:
     """The text form: what a person needs first (who, why, fix, verify), then the evidence."""
     from rich.console import Console
     from rich.markup import escape

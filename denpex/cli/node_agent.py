@@ -14,10 +14,15 @@ def register(app: typer.Typer) -> None:
     def node_agent(
         host: str = typer.Option("0.0.0.0", "--host", help="Address to listen on."),
         port: int = typer.Option(8475, "--port", help="Port to listen on (the pod's `kernel-log` port)."),
-        source: str = typer.Option("klog", "--source", help="klog (the syslog(2) syscall; needs only "
-                                   "CAP_SYSLOG), /dev/kmsg, or a kernel log file such as /var/log/kern.log."),
-        max_bytes: int = typer.Option(4 << 20, "--max-bytes", help="Answer at most this many bytes "
-                                      "(the newest lines)."),
+        source: str = typer.Option(
+            "klog",
+            "--source",
+            help="klog (the syslog(2) syscall; needs only "
+            "CAP_SYSLOG), /dev/kmsg, or a kernel log file such as /var/log/kern.log.",
+        ),
+        max_bytes: int = typer.Option(
+            4 << 20, "--max-bytes", help="Answer at most this many bytes (the newest lines)."
+        ),
     ) -> None:
         raise typer.Exit(run(host, port, source, max_bytes))
 
@@ -39,7 +44,11 @@ def run(host: str, port: int, source: str, max_bytes: int) -> int:
         return 2
     assert settings.node_agent_token is not None
     masker = Masker.default()
-    app = create_app(token=settings.node_agent_token.get_secret_value(), mask=masker.mask, source=source,
-                     max_bytes=max_bytes)
+    app = create_app(
+        token=settings.node_agent_token.get_secret_value(),
+        mask=masker.mask,
+        source=source,
+        max_bytes=max_bytes,
+    )
     web.run_app(app, host=host, port=port, access_log=None, print=None, shutdown_timeout=5)
     return 0

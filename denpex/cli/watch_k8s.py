@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import typer
 
@@ -13,17 +14,53 @@ from denpex.texts import service as service_texts
 def register(app: typer.Typer) -> None:
     @app.command("watch-k8s", help="Watch Kubernetes training jobs and report each failure to DENPEX_URL.")
     def watch_k8s(
-        kubeconfig: str = typer.Option(None, "--kubeconfig", help="Kubeconfig file (default: KUBECONFIG, "
-                                       "~/.kube/config, else the in-cluster service account)."),
-        watch_timeout: int = typer.Option(300, "--watch-timeout", help="Seconds per watch request before "
-                                          "it is renewed from the last resourceVersion."),
-        max_restarts: int = typer.Option(3, "--max-restarts", help="A crash-looping pod with this many "
-                                         "restarts counts as failed (restarts exhausted)."),
+        kubeconfig: str = typer.Option(
+            None,
+            "--kubeconfig",
+            help="Kubeconfig file (default: KUBECONFIG, "
+            "~/.kube/config, else the in-cluster service account).",
+        ),
+        watch_timeout: int = typer.Option(
+            300,
+            "--watch-timeout",
+            help="Seconds per watch request before it is renewed from the last resourceVersion.",
+        ),
+        max_restarts: int = typer.Option(
+            3,
+            "--max-restarts",
+            help="A crash-looping pod with this many restarts counts as failed (restarts exhausted).",
+        ),
+        health_port: int = typer.Option(
+            0,
+            "--health-port",
+            help="Serve GET /healthz on this port "
+            "(0: off); 200 while every watch is alive and the API answers.",
+        ),
     ) -> None:
-        raise typer.Exit(run(kubeconfig, watch_timeout, max_restarts))
+        raise typer.Exit(run(kubeconfig, watch_timeout, max_restarts, health_port))
 
 
-def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int) -> int:
+def serve_health(port: int, healthy: Callable[[], bool]) -> None:
+    """A tiny /healthz for the liveness probe, in a daemon thread (the watcher itself is synchronous)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            ok = self.path == "/healthz" and healthy()
+            self.send_response(200 if ok else 503)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            self.wfile.write(b"ok\n" if ok else b"unhealthy\n")
+
+        def log_message(self, *args: object) -> None:  # no access log
+            pass
+
+    server = ThreadingHTTPServer(("0.0.0.0", port), Handler)
+    threading.Thread(target=server.serve_forever, name="healthz", daemon=True).start()
+
+
+def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int, health_port: int = 0) -> int:
     import signal
 
     from kubernetes.config import ConfigException
@@ -49,11 +86,19 @@ def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int) -> int:
         return 2
     assert settings.url and settings.webhook_secret  # checked by require()
     sender = HookSender(settings.url, settings.webhook_secret.get_secret_value())
-    watcher = Watcher(api, sender.send, cluster=settings.cluster, namespaces=settings.namespaces,
-                      reported=open_reported(settings.redis_url), watch_timeout=watch_timeout,
-                      max_restarts=max_restarts)
+    watcher = Watcher(
+        api,
+        sender.send,
+        cluster=settings.cluster,
+        namespaces=settings.namespaces,
+        reported=open_reported(settings.redis_url),
+        watch_timeout=watch_timeout,
+        max_restarts=max_restarts,
+    )
     signal.signal(signal.SIGTERM, lambda *_: watcher.stop_event.set())
     watcher.start()
+    if health_port:
+        serve_health(health_port, watcher.healthy)
     print(texts.watcher_started(settings.namespaces, watcher.kinds), file=sys.stderr, flush=True)
     try:
         while not watcher.stop_event.wait(1.0):

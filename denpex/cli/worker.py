@@ -31,7 +31,8 @@ def register(app: typer.Typer) -> None:
         monitoring_interval: int = typer.Option(5, min=1, help=texts.MONITORING_HELP),
         heartbeat_grace: int = typer.Option(10, min=1, help=texts.GRACE_HELP),
         collector: list[str] = typer.Option([], "--collector", help=texts.COLLECTOR_HELP),
-        entries: Path | None = typer.Option(None, "--entries", help=texts.ENTRIES_HELP),
+        entries: Path | None = typer.Option(None, "--entries", envvar="DENPEX_ENTRIES",
+                                            help=texts.ENTRIES_HELP),
     ) -> None:
         options = {"maintenance_interval": maintenance_interval, "monitoring_interval": monitoring_interval,
                    "heartbeat_grace": heartbeat_grace}
@@ -40,10 +41,11 @@ def register(app: typer.Typer) -> None:
 
 
 def _child(ctx: Any, burst: bool, options: dict[str, Any]) -> None:
-    from workers.runner import run_worker
+    from workers.runner import die_with_parent, run_worker
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(signal.SIGTERM)  # supervisor gone: warm shutdown after the current job
     run_worker(ctx, burst=burst, logging_level=ctx.settings.log_level, **options)
 
 

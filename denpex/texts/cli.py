@@ -20,6 +20,10 @@ def bad_format(value: str) -> str:
     return f"denpex diagnose: unknown --format {value!r} (use text or json)"
 
 
+def internal_error(message: str) -> str:
+    return f"denpex diagnose: internal error ({message}); rerun with DENPEX_DEBUG=1 for details"
+
+
 def no_sources() -> str:
     return "denpex diagnose: no log files found in the given paths"
 

@@ -23,6 +23,7 @@
 #   - Hooks must be readable by the `slurm` user: they are copied to /etc/slurm/hooks.
 #   - hooks.env holds the webhook secret: root:slurm 0640 (controller hooks run as slurm, node hook as root).
 #   - A node left drained by an earlier run is resumed.
+#   - A requeued job waits cred_expire (120 s by default) before it may start again: 10 s here.
 set -euo pipefail
 CMD=${1:-up}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -123,6 +124,7 @@ ClusterName=$CLUSTER
 SlurmctldHost=$HOST
 SlurmUser=slurm
 AuthType=auth/munge
+AuthInfo=cred_expire=10
 MpiDefault=none
 $track
 ReturnToService=2
@@ -180,7 +182,7 @@ wait_idle() {
   for i in $(seq 1 120); do
     st=$(sinfo -h -N -n "$HOST" -o %T 2>/dev/null || true)
     case "$st" in
-      idle|mixed|allocated) return 0 ;;
+      idle|mixed|allocated|planned|completing) return 0 ;;
       drain*|down*|fail*) [ "$i" -gt 4 ] && scontrol update nodename="$HOST" state=resume >/dev/null 2>&1 ;;
     esac
     sleep 0.5

@@ -44,7 +44,9 @@ def raw_get(
 
 
 def node_proxy_path(node: str, path: str) -> str:
-    return f"/api/v1/nodes/{quote(node, safe='')}/proxy/" + "/".join(quote(p, safe="") for p in path.split("/"))
+    return f"/api/v1/nodes/{quote(node, safe='')}/proxy/" + "/".join(
+        quote(p, safe="") for p in path.split("/")
+    )
 
 
 def list_all(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Iterator[Any]:

@@ -94,7 +94,11 @@ class KubernetesCollector:
         if owner is not None:
             selectors = owner.pod_selectors()
         else:
-            selectors = [s for kind in ("Job", "PyTorchJob", "JobSet") for s in Owner(kind, namespace, name).pod_selectors()]
+            selectors = [
+                s
+                for kind in ("Job", "PyTorchJob", "JobSet")
+                for s in Owner(kind, namespace, name).pod_selectors()
+            ]
         for selector in selectors:
             pods = list(list_all(self.core.list_namespaced_pod, namespace, label_selector=selector))
             if pods:
@@ -103,14 +107,17 @@ class KubernetesCollector:
 
     def _facts(self, owner: Owner, ranked: list[RankedPod]) -> list[LogSource]:
         lines = list(facts.condition_lines(owner.kind, owner.namespace, owner.name, owner.conditions))
-        lines.append(f"k8s: {owner.kind} {owner.namespace}/{owner.name} pods={len(ranked)} "
-                     f"failed={sum(1 for r in ranked if r.pod.status and r.pod.status.phase == 'Failed')}")
+        lines.append(
+            f"k8s: {owner.kind} {owner.namespace}/{owner.name} pods={len(ranked)} "
+            f"failed={sum(1 for r in ranked if r.pod.status and r.pod.status.phase == 'Failed')}"
+        )
         for r in ranked:
             lines.extend(facts.pod_lines(r.pod, r.rank))
         ranks = {r.pod.metadata.name: r.rank for r in ranked}
         wanted = set(ranks) | {owner.name}
         events = [
-            ev for ev in list_all(self.core.list_namespaced_event, owner.namespace)
+            ev
+            for ev in list_all(self.core.list_namespaced_event, owner.namespace)
             if ev.involved_object and ev.involved_object.name in wanted
         ]
         out = [LogSource(name="k8s-pod-status", kind="scheduler", data=("\n".join(lines) + "\n").encode())]
@@ -132,31 +139,62 @@ class KubernetesCollector:
             status = _status(pod, container)
             node = pod.spec.node_name
             if status is not None and _never_ran(status):
-                reason = status.state.waiting.reason if status.state and status.state.waiting else "not started"
+                reason = (
+                    status.state.waiting.reason if status.state and status.state.waiting else "not started"
+                )
                 what, action = texts.missing_pod_log(name, container, f"container never ran: {reason}")
                 missing.append(MissingEvidence(what=what, next_action=action))
                 continue
-            out.append(LogSource(name=f"{name}.{container}.log", kind="rank", rank=r.rank, node=node,
-                                 chunks=self._stream(pod, container, previous=False, since_seconds=since)))
-            if status is not None and (status.restart_count or (status.last_state and status.last_state.terminated)):
-                out.append(LogSource(name=f"{name}.{container}.previous.log", kind="rank", rank=r.rank, node=node,
-                                     chunks=self._stream(pod, container, previous=True, since_seconds=since)))
+            out.append(
+                LogSource(
+                    name=f"{name}.{container}.log",
+                    kind="rank",
+                    rank=r.rank,
+                    node=node,
+                    chunks=self._stream(pod, container, previous=False, since_seconds=since),
+                )
+            )
+            if status is not None and (
+                status.restart_count or (status.last_state and status.last_state.terminated)
+            ):
+                out.append(
+                    LogSource(
+                        name=f"{name}.{container}.previous.log",
+                        kind="rank",
+                        rank=r.rank,
+                        node=node,
+                        chunks=self._stream(pod, container, previous=True, since_seconds=since),
+                    )
+                )
         return out
 
-    def _stream(self, pod: V1Pod, container: str, *, previous: bool,
-                since_seconds: int | None) -> Callable[[], Iterator[bytes]]:
+    def _stream(
+        self, pod: V1Pod, container: str, *, previous: bool, since_seconds: int | None
+    ) -> Callable[[], Iterator[bytes]]:
         namespace, name = pod.metadata.namespace, pod.metadata.name
 
         def chunks() -> Iterator[bytes]:
             try:
                 resp = self.core.read_namespaced_pod_log(
-                    name, namespace, container=container, previous=previous or None,
-                    tail_lines=self.tail_lines, limit_bytes=self.limit_bytes, since_seconds=since_seconds,
-                    _preload_content=False, _request_timeout=self.request_timeout,
+                    name,
+                    namespace,
+                    container=container,
+                    previous=previous or None,
+                    tail_lines=self.tail_lines,
+                    limit_bytes=self.limit_bytes,
+                    since_seconds=since_seconds,
+                    _preload_content=False,
+                    _request_timeout=self.request_timeout,
                 )
             except ApiException as exc:  # the pod went away, or no previous instance: nothing to read
-                log.info("log of %s/%s (%s, previous=%s) unavailable: %s", namespace, name, container,
-                         previous, exc.status)
+                log.info(
+                    "log of %s/%s (%s, previous=%s) unavailable: %s",
+                    namespace,
+                    name,
+                    container,
+                    previous,
+                    exc.status,
+                )
                 return
             try:
                 yield from resp.stream(CHUNK)
@@ -166,15 +204,21 @@ class KubernetesCollector:
         return chunks
 
     # ------------------------------------------------------------------ node kernel logs
-    def _kernel(self, job: JobRef, ranked: list[RankedPod], nodes: list[str],
-                missing: list[MissingEvidence]) -> list[LogSource]:
+    def _kernel(
+        self, job: JobRef, ranked: list[RankedPod], nodes: list[str], missing: list[MissingEvidence]
+    ) -> list[LogSource]:
         starts = [r.pod.status.start_time for r in ranked if r.pod.status and r.pod.status.start_time]
         since = job.start or (min(starts) if starts else self.now() - timedelta(hours=6))
         until = job.end or self.now()
         since = since if since.tzinfo else since.replace(tzinfo=UTC)
         until = until if until.tzinfo else until.replace(tzinfo=UTC)
-        kernel = KernelLogs(self.api, token=self.node_agent_token, agent_namespace=self.node_agent_namespace,
-                            kubelet_path=self.kubelet_kernel_log, byte_cap=self.kernel_byte_cap)
+        kernel = KernelLogs(
+            self.api,
+            token=self.node_agent_token,
+            agent_namespace=self.node_agent_namespace,
+            kubelet_path=self.kubelet_kernel_log,
+            byte_cap=self.kernel_byte_cap,
+        )
         out = []
         for node in nodes:
             result = kernel.fetch(node, since, until)
@@ -204,4 +248,6 @@ def _status(pod: V1Pod, container: str) -> V1ContainerStatus | None:
 def _never_ran(status: V1ContainerStatus) -> bool:
     state = status.state
     started = bool(state and (state.running or state.terminated))
-    return not started and not status.restart_count and not (status.last_state and status.last_state.terminated)
+    return (
+        not started and not status.restart_count and not (status.last_state and status.last_state.terminated)
+    )

@@ -3,7 +3,8 @@
 Each line starts with an ISO timestamp when the API gave one, then `k8s:`, then `[rankN]:` when the
 pod's rank is known (the engine's rank-prefix syntax), e.g.::
 
-    2026-11-29T19:00:02Z k8s: [rank6]: pod train-6-x8k2p node gpu-07 container pytorch terminated reason=OOMKilled exitCode=137 signal=9
+    2026-11-29T19:00:02Z k8s: [rank6]: pod train-6-x8k2p node gpu-07 container pytorch terminated
+    reason=OOMKilled exitCode=137 signal=9 (SIGKILL) restarts=0          (one line)
 """
 
 from __future__ import annotations
@@ -49,15 +50,26 @@ def _container_lines(pod: V1Pod, rank: int | None, status: V1ContainerStatus) ->
     state, last = status.state, status.last_state
     if state is not None and state.terminated is not None:
         t = state.terminated
-        yield (f"{_iso(t.finished_at)}{who} container {status.name} terminated {_terminated(t)} "
-               f"restarts={status.restart_count}")
-    elif state is not None and state.waiting is not None and state.waiting.reason not in (None, "ContainerCreating"):
+        yield (
+            f"{_iso(t.finished_at)}{who} container {status.name} terminated {_terminated(t)} "
+            f"restarts={status.restart_count}"
+        )
+    elif (
+        state is not None
+        and state.waiting is not None
+        and state.waiting.reason not in (None, "ContainerCreating")
+    ):
         w = state.waiting
-        yield (f"{who} container {status.name} waiting reason={w.reason} restarts={status.restart_count}"
-               + (f" message={_one_line(w.message, 300)}" if w.message else ""))
+        yield (
+            f"{who} container {status.name} waiting reason={w.reason} restarts={status.restart_count}"
+            + (f" message={_one_line(w.message, 300)}" if w.message else "")
+        )
     if last is not None and last.terminated is not None:
         t = last.terminated
-        yield f"{_iso(t.finished_at)}{who} container {status.name} previous instance terminated {_terminated(t)}"
+        yield (
+            f"{_iso(t.finished_at)}{who} container {status.name} previous instance terminated "
+            f"{_terminated(t)}"
+        )
 
 
 def pod_lines(pod: V1Pod, rank: int | None) -> Iterator[str]:
@@ -66,8 +78,10 @@ def pod_lines(pod: V1Pod, rank: int | None) -> Iterator[str]:
     if status is None:
         return
     if status.phase == "Failed" or status.reason:
-        yield (f"{_who(pod, rank)} phase={status.phase} reason={status.reason or '-'}"
-               + (f" message={_one_line(status.message)}" if status.message else ""))
+        yield (
+            f"{_who(pod, rank)} phase={status.phase} reason={status.reason or '-'}"
+            + (f" message={_one_line(status.message)}" if status.message else "")
+        )
     for cs in list(status.init_container_statuses or []) + list(status.container_statuses or []):
         yield from _container_lines(pod, rank, cs)
 
@@ -82,15 +96,21 @@ def event_lines(events: Iterable[CoreV1Event], ranks: Mapping[str, int | None]) 
         obj = ev.involved_object
         rank = ranks.get(obj.name) if obj.kind == "Pod" else None
         tag = f"[rank{rank}]: " if rank is not None else ""
-        yield (f"{_iso(when(ev))}k8s: {tag}event {obj.kind} {obj.name} {ev.type or ''} {ev.reason or ''} "
-               f"count={ev.count or 1}: {_one_line(ev.message)}")
+        yield (
+            f"{_iso(when(ev))}k8s: {tag}event {obj.kind} {obj.name} {ev.type or ''} {ev.reason or ''} "
+            f"count={ev.count or 1}: {_one_line(ev.message)}"
+        )
 
 
-def condition_lines(kind: str, namespace: str, name: str, conditions: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+def condition_lines(
+    kind: str, namespace: str, name: str, conditions: Iterable[Mapping[str, Any]]
+) -> Iterator[str]:
     """Owner conditions (`Failed`, `Suspended`, …) of a Job, PyTorchJob or JobSet, as dicts."""
     for c in conditions:
         if str(c.get("status")) != "True" or c.get("type") in ("Created", "Running", "Complete", "Succeeded"):
             continue
         ts = c.get("lastTransitionTime") or c.get("last_transition_time")
-        yield (f"{_iso(ts)}k8s: {kind} {namespace}/{name} condition {c.get('type')} "
-               f"reason={c.get('reason') or '-'} message={_one_line(c.get('message'))}")
+        yield (
+            f"{_iso(ts)}k8s: {kind} {namespace}/{name} condition {c.get('type')} "
+            f"reason={c.get('reason') or '-'} message={_one_line(c.get('message'))}"
+        )

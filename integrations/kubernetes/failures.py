@@ -8,7 +8,7 @@ is reported as its owning job, so each job is reported once whichever signal arr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +24,7 @@ class Failure:
     reason: str
     message: str
     at: datetime | None  # when it failed, if the API says
+    uid: str | None = None  # the owner's uid (a re-created job of the same name is a new failure)
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -49,9 +50,19 @@ def owner_failure(kind: str, obj: dict[str, Any]) -> Failure | None:
         return None
     for cond in (obj.get("status") or {}).get("conditions") or []:
         if cond.get("type") == "Failed" and str(cond.get("status")) == "True":
-            return Failure(kind, meta.get("namespace", "default"), meta["name"], cond.get("reason") or "Failed",
-                           cond.get("message") or "", _when(cond.get("lastTransitionTime")))
+            return Failure(
+                kind,
+                meta.get("namespace", "default"),
+                meta["name"],
+                cond.get("reason") or "Failed",
+                cond.get("message") or "",
+                _when(cond.get("lastTransitionTime")),
+                meta.get("uid"),
+            )
     return None
+
+
+JOBSET_UID = "jobset.sigs.k8s.io/jobset-uid"
 
 
 def pod_owner(pod: dict[str, Any]) -> tuple[str, str] | None:
@@ -71,8 +82,25 @@ def _statuses(pod: dict[str, Any]) -> list[dict[str, Any]]:
     return list((pod.get("status") or {}).get("containerStatuses") or [])
 
 
+def owner_uid(pod: dict[str, Any], kind: str) -> str | None:
+    """The uid of the pod's training job without an API call: the JobSet's uid label, else the
+    controller owner reference (Job, PyTorchJob)."""
+    meta = _meta(pod)
+    if kind == "JobSet":
+        return (meta.get("labels") or {}).get(JOBSET_UID)
+    for ref in meta.get("ownerReferences") or []:
+        if ref.get("controller") and ref.get("kind") == kind:
+            return ref.get("uid")
+    return None
+
+
 def pod_failure(pod: dict[str, Any], max_restarts: int = 3) -> Failure | None:
     """A failed pod of a training job (phase Failed, or crash-looping with restarts exhausted)."""
+    failure = _pod_failure(pod, max_restarts)
+    return replace(failure, uid=owner_uid(pod, failure.kind)) if failure else None
+
+
+def _pod_failure(pod: dict[str, Any], max_restarts: int) -> Failure | None:
     owner = pod_owner(pod)
     if owner is None:
         return None
@@ -84,18 +112,35 @@ def pod_failure(pod: dict[str, Any], max_restarts: int = 3) -> Failure | None:
         waiting = (cs.get("state") or {}).get("waiting") or {}
         if status.get("phase") == "Failed" and term:
             reason = term.get("reason") or "Error"
-            return Failure(owner[0], meta.get("namespace", "default"), owner[1], reason,
-                           f"{where}: container {cs.get('name')} {reason} exitCode={term.get('exitCode')}",
-                           _when(term.get("finishedAt")))
+            return Failure(
+                owner[0],
+                meta.get("namespace", "default"),
+                owner[1],
+                reason,
+                f"{where}: container {cs.get('name')} {reason} exitCode={term.get('exitCode')}",
+                _when(term.get("finishedAt")),
+            )
         if waiting.get("reason") == "CrashLoopBackOff" and int(cs.get("restartCount") or 0) >= max_restarts:
             reason = last.get("reason") or "CrashLoopBackOff"
-            return Failure(owner[0], meta.get("namespace", "default"), owner[1], reason,
-                           f"{where}: container {cs.get('name')} restarted {cs.get('restartCount')} times, "
-                           f"last {reason} exitCode={last.get('exitCode')}", _when(last.get("finishedAt")))
+            return Failure(
+                owner[0],
+                meta.get("namespace", "default"),
+                owner[1],
+                reason,
+                f"{where}: container {cs.get('name')} restarted {cs.get('restartCount')} times, "
+                f"last {reason} exitCode={last.get('exitCode')}",
+                _when(last.get("finishedAt")),
+            )
     if status.get("phase") == "Failed":
         reason = status.get("reason") or "Failed"
-        return Failure(owner[0], meta.get("namespace", "default"), owner[1], reason,
-                       f"{where}: {status.get('message') or reason}", None)
+        return Failure(
+            owner[0],
+            meta.get("namespace", "default"),
+            owner[1],
+            reason,
+            f"{where}: {status.get('message') or reason}",
+            None,
+        )
     return None
 
 
@@ -106,9 +151,18 @@ def pod_summary(pod: dict[str, Any], rank: int | None, container: str) -> dict[s
     for cs in _statuses(pod):
         if cs.get("name") != container:
             continue
-        term = (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated") or {}
+        term = (
+            (cs.get("state") or {}).get("terminated") or (cs.get("lastState") or {}).get("terminated") or {}
+        )
         waiting = (cs.get("state") or {}).get("waiting") or {}
         reason = term.get("reason") or waiting.get("reason") or reason
         exit_code = term.get("exitCode")
-    return {"name": _meta(pod)["name"], "node": (pod.get("spec") or {}).get("nodeName"), "rank": rank,
-            "phase": status.get("phase"), "reason": reason, "exit_code": exit_code, "container": container}
+    return {
+        "name": _meta(pod)["name"],
+        "node": (pod.get("spec") or {}).get("nodeName"),
+        "rank": rank,
+        "phase": status.get("phase"),
+        "reason": reason,
+        "exit_code": exit_code,
+        "container": container,
+    }

@@ -100,14 +100,23 @@ class KernelLogs:
         core = client.CoreV1Api(self.api)
         try:
             if self.agent_namespace:
-                pods = list_all(core.list_namespaced_pod, self.agent_namespace, label_selector=self.agent_selector)
+                pods = list_all(
+                    core.list_namespaced_pod, self.agent_namespace, label_selector=self.agent_selector
+                )
             else:
                 pods = list_all(core.list_pod_for_all_namespaces, label_selector=self.agent_selector)
             for pod in pods:
                 if not (pod.spec.node_name and pod.status and pod.status.pod_ip):
                     continue
-                port = next((p.container_port for c in pod.spec.containers for p in (c.ports or [])
-                             if p.name == AGENT_PORT_NAME), None)
+                port = next(
+                    (
+                        p.container_port
+                        for c in pod.spec.containers
+                        for p in (c.ports or [])
+                        if p.name == AGENT_PORT_NAME
+                    ),
+                    None,
+                )
                 if port:
                     self._agents[pod.spec.node_name] = f"http://{pod.status.pod_ip}:{port}"
         except ApiException as exc:
@@ -134,8 +143,9 @@ class KernelLogs:
     def _from_agent(self, node: str, base: str, since: datetime, until: datetime) -> KernelResult:
         url = f"{base}/kernel-log?" + urlencode({"since": since.isoformat(), "until": until.isoformat()})
         try:
-            resp = self.http.request("GET", url, headers={"Authorization": f"Bearer {self.token}"},
-                                     preload_content=False)
+            resp = self.http.request(
+                "GET", url, headers={"Authorization": f"Bearer {self.token}"}, preload_content=False
+            )
         except urllib3.exceptions.HTTPError as exc:
             return KernelResult(node, None, "node-agent", f"node-agent unreachable: {type(exc).__name__}")
         try:
@@ -163,7 +173,7 @@ class KernelLogs:
             buf += chunk
             if len(buf) > 2 * self.byte_cap:
                 del buf[: len(buf) - self.byte_cap]
-        return bytes(buf[-self.byte_cap:])
+        return bytes(buf[-self.byte_cap :])
 
     def _window(self, chunks: object, since: datetime, until: datetime) -> bytes:
         """Lines of a syslog file inside [since - 5 min, until + 5 min]; undated lines follow the last

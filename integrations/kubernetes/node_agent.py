@@ -1,14 +1,15 @@
 """The node-agent: serves this node's kernel log for a time window, masked, to the Denpex worker.
 
 Runs as a DaemonSet (`denpex node-agent`) whose only privilege is `CAP_SYSLOG`, what reading the
-ring buffer with the syslog(2) syscall needs (no privileged container, no device access). `GET /kernel-log?since=…&until=…` (ISO 8601 or unix seconds; default: the last
-hour) with `Authorization: Bearer $DENPEX_NODE_AGENT_TOKEN` answers `text/plain` lines
+ring buffer with the syslog(2) syscall needs (no privileged container, no device access).
+`GET /kernel-log?since=…&until=…` (ISO 8601 or unix seconds; default: the last hour) with
+`Authorization: Bearer $DENPEX_NODE_AGENT_TOKEN` answers `text/plain` lines
 `2026-11-29T19:01:00.123456Z kernel: <message>`, every line passed through the masker before it
 leaves the node, at most `max_bytes` (the newest kept). `GET /healthz` is unauthenticated.
 
-The source is `klog` (the syscall, default), `/dev/kmsg` (records `prio,seq,usec,flags;message`, timestamps in microseconds since
-boot) or any file: a file of kmsg records is read the same way, anything else as syslog lines with
-their own timestamps (e.g. `/var/log/kern.log` mounted from the host).
+The source is `klog` (the syscall, default), `/dev/kmsg` (records `prio,seq,usec,flags;message`,
+timestamps in microseconds since boot) or any file: a file of kmsg records is read the same way,
+anything else as syslog lines with their own timestamps (e.g. `/var/log/kern.log` mounted from the host).
 """
 
 from __future__ import annotations

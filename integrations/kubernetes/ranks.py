@@ -78,9 +78,7 @@ def _jobset_offsets(pods: Sequence[V1Pod]) -> dict[tuple[str, int], int]:
 
 def assign_ranks(pods: Sequence[V1Pod]) -> list[RankedPod]:
     """Rank every pod of one job (see the module docstring for the order of sources)."""
-    masters = sum(
-        1 for p in pods if (p.metadata.labels or {}).get(KF_REPLICA_TYPE, "").lower() == "master"
-    )
+    masters = sum(1 for p in pods if (p.metadata.labels or {}).get(KF_REPLICA_TYPE, "").lower() == "master")
     offsets = _jobset_offsets(pods)
     out = []
     for pod in pods:
@@ -100,7 +98,9 @@ def assign_ranks(pods: Sequence[V1Pod]) -> list[RankedPod]:
             continue
         named = _name_rank(pod.metadata.name)
         out.append(RankedPod(pod, named, "name" if named is not None else "none"))
-    return sorted(out, key=lambda r: (r.rank is None, r.rank if r.rank is not None else 0, r.pod.metadata.name))
+    return sorted(
+        out, key=lambda r: (r.rank is None, r.rank if r.rank is not None else 0, r.pod.metadata.name)
+    )
 
 
 def main_container(pod: V1Pod) -> str:

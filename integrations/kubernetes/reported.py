@@ -60,8 +60,14 @@ class MemoryReported:
 class RedisReported:
     """Keys `denpex:k8s:reported:<key>` (this module owns them). Falls back to memory while Redis is down."""
 
-    def __init__(self, redis_client: Any, *, ttl: int = 30 * 86400, inflight_ttl: int = 600,
-                 fallback: MemoryReported | None = None) -> None:
+    def __init__(
+        self,
+        redis_client: Any,
+        *,
+        ttl: int = 30 * 86400,
+        inflight_ttl: int = 600,
+        fallback: MemoryReported | None = None,
+    ) -> None:
         self.redis = redis_client
         self.ttl = ttl
         self.inflight_ttl = inflight_ttl
@@ -102,6 +108,7 @@ def open_reported(redis_url: str | None) -> Reported:
             client.ping()
             return RedisReported(client)
         except Exception as exc:
-            log.warning("redis at REDIS_URL unavailable (%s): remembering reported jobs in memory",
-                        type(exc).__name__)
+            log.warning(
+                "redis at REDIS_URL unavailable (%s): remembering reported jobs in memory", type(exc).__name__
+            )
     return MemoryReported()

@@ -19,8 +19,9 @@ class SendError(RuntimeError):
 class HookSender:
     """Signs with `integrations.signing` (HMAC-SHA256 over `v1:{ts}:{body}`) and POSTs the JSON body."""
 
-    def __init__(self, base_url: str, secret: str, *, timeout: float = 15.0,
-                 http: urllib3.PoolManager | None = None) -> None:
+    def __init__(
+        self, base_url: str, secret: str, *, timeout: float = 15.0, http: urllib3.PoolManager | None = None
+    ) -> None:
         self.url = base_url.rstrip("/") + "/hooks/kubernetes"
         self.secret = secret
         self.http = http or urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(total=timeout))

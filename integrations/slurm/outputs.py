@@ -21,6 +21,7 @@ _LONG_NO_VALUE = {
     "label", "unbuffered", "overlap", "exact", "exclusive", "kill-on-bad-exit", "quiet", "verbose",
     "no-kill", "wait-all-nodes", "pty", "spread-job", "test-only", "use-min-nodes", "oversubscribe",
     "preserve-env", "disable-status", "no-allocate", "multi-prog", "hold", "contiguous", "nice",
+    "parsable", "wait", "requeue", "no-requeue", "ignore-pbs", "overcommit", "get-user-env", "export-file",
 }
 _PATTERN = re.compile(r"%(\d*)([A-Za-z%])")
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -86,8 +87,12 @@ def parse_options(args: list[str]) -> tuple[dict[str, str], bool]:
             name, eq, val = tok[2:].partition("=")
             if name == "label":
                 label = True
-            if not eq and name not in _LONG_NO_VALUE and i + 1 < len(args):
-                val, i = args[i + 1], i + 1
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            # a value follows unless the option is a known flag, or the next word is another option
+            takes = nxt is not None and name not in _LONG_NO_VALUE and (
+                name in ("output", "error", "chdir") or not nxt.startswith("-"))
+            if not eq and takes and nxt is not None:
+                val, i = nxt, i + 1
             if name in ("output", "error", "chdir"):
                 opts[name] = val
         else:

@@ -21,6 +21,7 @@ FAILED_STATES = frozenset({
 SIG_OOM = 125
 
 _FIELD = re.compile(r"(?:^|\s)([A-Za-z][A-Za-z0-9_:/]*)=(.*?)(?=\s[A-Za-z][A-Za-z0-9_:/]*=|\s*$)")
+_ROW_START = re.compile(r"^\d+(?:_(?:\d+|\[[^|]*\])|\+\d+)?(?:\.[A-Za-z0-9]+)?\|\d+(?:\.[A-Za-z0-9]+)?\|")
 _NULL = frozenset({"", "(null)", "None", "N/A", "Unknown", "UNLIMITED"})
 
 #: sacct columns the collector asks for, in this order (`sacct -P -n --format=...`)
@@ -42,9 +43,14 @@ def parse_show_job(text: str) -> list[dict[str, str]]:
 
 
 def parse_sacct(text: str, fields: tuple[str, ...] = SACCT_FIELDS) -> list[dict[str, str]]:
-    """Rows of `sacct -P -n`; SubmitLine comes last because it may itself contain `|`."""
-    rows = []
+    """Rows of `sacct -P -n`. SubmitLine comes last because it may contain `|` and even newlines (a
+    quoted multi-line `srun … bash -c '…'`): a line that does not start with `JobID|JobIDRaw|`
+    continues the previous row's last field."""
+    rows: list[dict[str, str]] = []
     for line in text.splitlines():
+        if rows and (fields[:2] == ("JobID", "JobIDRaw") and not _ROW_START.match(line)):
+            rows[-1][fields[-1]] += "\n" + line
+            continue
         if not line.strip():
             continue
         parts = line.split("|", len(fields) - 1)
@@ -176,9 +182,10 @@ class Job:
         head = f"slurm: JobId={self.display_id}"
         if self.display_id != self.job_id:
             head += f" (JobIdRaw={self.job_id})"
+        # no Start/End here: a timestamp in a fact would place every later fact at the job's start
+        # on the engine's timeline, ahead of the rank that actually failed first
         for key, v in (("JobName", self.name), ("User", self.user), ("NodeList", self.nodes),
-                       ("NumTasks", self.num_tasks), ("Start", self.start and self.start.isoformat()),
-                       ("End", self.end and self.end.isoformat()), ("Elapsed", self.elapsed),
+                       ("NumTasks", self.num_tasks), ("Elapsed", self.elapsed),
                        ("TimeLimit", self.time_limit), ("ReqMem", self.req_mem)):
             if v not in (None, ""):
                 head += f" {key}={v}"
@@ -287,10 +294,8 @@ def _earlier_fact(run: Job) -> str:
     failed = [s for s in run.steps if s.state in FAILED_STATES]
     text = (f"slurm: earlier run of JobId={run.display_id} (requeued) State={run.state} "
             f"ExitCode={run.exit_code} NodeList={run.nodes or '?'}")
-    if run.start:
-        text += f" Start={run.start.isoformat()}"
-    if run.end:
-        text += f" End={run.end.isoformat()}"
+    if run.elapsed:
+        text += f" Elapsed={run.elapsed}"
     if failed:
         text += " FailedSteps=" + ",".join(f"{s.step_id}:{s.state}:{s.exit_code}" for s in failed)
     return text

@@ -17,7 +17,7 @@ from tests.fakes.k8s.server import free_port
 
 
 class HookSink:
-    def __init__(self, secret: str = "s3cret") -> None:
+    def __init__(self, secret: str = "s3cret") -> None:  # noqa: S107 - a test secret
         self.secret = secret
         self.port = free_port()
         self.bodies: list[dict[str, Any]] = []
@@ -32,7 +32,9 @@ class HookSink:
 
     async def _hook(self, request: web.Request) -> web.Response:
         body = await request.read()
-        bad = verify(self.secret, body, request.headers.get(TIMESTAMP_HEADER), request.headers.get(SIGNATURE_HEADER))
+        bad = verify(
+            self.secret, body, request.headers.get(TIMESTAMP_HEADER), request.headers.get(SIGNATURE_HEADER)
+        )
         if bad:
             self.rejected.append(bad)
             return web.json_response({"error": bad}, status=401)

@@ -59,13 +59,30 @@ def test_logs_stream_lazily(api: client.ApiClient, kube: FakeKube):
 
 def test_previous_container_log_and_caps(api: client.ApiClient, kube: FakeKube):
     job = kube.put("jobs", o.indexed_job("rs", 1, failed="BackoffLimitExceeded"))
-    pod = kube.put("pods", o.job_pod("rs", 0, job_uid=job["metadata"]["uid"], node_name="gpu-00",
-                                     restart_policy="OnFailure", restart_count=1, phase="Failed",
-                                     state=o.terminated("Error", 1), last_state=o.terminated("OOMKilled", 137)))
+    pod = kube.put(
+        "pods",
+        o.job_pod(
+            "rs",
+            0,
+            job_uid=job["metadata"]["uid"],
+            node_name="gpu-00",
+            restart_policy="OnFailure",
+            restart_count=1,
+            phase="Failed",
+            state=o.terminated("Error", 1),
+            last_state=o.terminated("OOMKilled", 137),
+        ),
+    )
     name = pod["metadata"]["name"]
     kube.set_log("default", name, "pytorch", [f"current {i}" for i in range(100)], start=T0)
-    kube.set_log("default", name, "pytorch", ["first life", "torch.OutOfMemoryError: CUDA out of memory."],
-                 previous=True, start=T0)
+    kube.set_log(
+        "default",
+        name,
+        "pytorch",
+        ["first life", "torch.OutOfMemoryError: CUDA out of memory."],
+        previous=True,
+        start=T0,
+    )
     ev = KubernetesCollector(api, tail_lines=10, limit_bytes=40).collect(ref("rs"))
     assert text(ev, f"{name}.pytorch.previous.log").startswith("first life\ntorch.OutOfMemoryError")
     current = text(ev, f"{name}.pytorch.log")
@@ -76,8 +93,9 @@ def test_previous_container_log_and_caps(api: client.ApiClient, kube: FakeKube):
 
 def test_previous_log_gone_is_skipped_not_fatal(api: client.ApiClient, kube: FakeKube):
     job = kube.put("jobs", o.indexed_job("gone", 1))
-    pod = kube.put("pods", o.job_pod("gone", 0, job_uid=job["metadata"]["uid"], node_name="gpu-00",
-                                     restart_count=2))
+    pod = kube.put(
+        "pods", o.job_pod("gone", 0, job_uid=job["metadata"]["uid"], node_name="gpu-00", restart_count=2)
+    )
     kube.set_log("default", pod["metadata"]["name"], "pytorch", ["alive"])
     ev = KubernetesCollector(api).collect(ref("gone"))
     assert text(ev, f"{pod['metadata']['name']}.pytorch.previous.log") == ""  # 400 from the API: nothing
@@ -95,11 +113,23 @@ def test_since_seconds_from_job_start(api: client.ApiClient, kube: FakeKube):
 def test_pytorchjob_ranks_master_first(api: client.ApiClient, kube: FakeKube):
     pj = kube.put("pytorchjobs", o.pytorchjob("llama", 3, failed="Failed"))
     uid = pj["metadata"]["uid"]
-    for rtype, idx, node in (("Worker", 2, "n3"), ("Master", 0, "n0"), ("Worker", 0, "n1"), ("Worker", 1, "n2")):
-        kube.put("pods", o.pytorch_pod("llama", rtype, idx, job_uid=uid, node_name=node, extra_containers=("istio",)))
+    for rtype, idx, node in (
+        ("Worker", 2, "n3"),
+        ("Master", 0, "n0"),
+        ("Worker", 0, "n1"),
+        ("Worker", 1, "n2"),
+    ):
+        kube.put(
+            "pods",
+            o.pytorch_pod("llama", rtype, idx, job_uid=uid, node_name=node, extra_containers=("istio",)),
+        )
     ev = KubernetesCollector(api, kubelet_kernel_log=None).collect(ref("PyTorchJob/llama"))
-    assert rank_sources(ev) == {"llama-master-0.pytorch.log": (0, "n0"), "llama-worker-0.pytorch.log": (1, "n1"),
-                                "llama-worker-1.pytorch.log": (2, "n2"), "llama-worker-2.pytorch.log": (3, "n3")}
+    assert rank_sources(ev) == {
+        "llama-master-0.pytorch.log": (0, "n0"),
+        "llama-worker-0.pytorch.log": (1, "n1"),
+        "llama-worker-1.pytorch.log": (2, "n2"),
+        "llama-worker-2.pytorch.log": (3, "n3"),
+    }
     assert "k8s: PyTorchJob default/llama condition Failed" in text(ev, "k8s-pod-status")
 
 
@@ -111,18 +141,26 @@ def test_rank_from_env_then_name_suffix(api: client.ApiClient, kube: FakeKube):
     kube.put("pods", o.pod("plain-zz", labels=labels, node_name="n2"))
     assert job
     ev = KubernetesCollector(api, kubelet_kernel_log=None).collect(ref("plain"))
-    assert rank_sources(ev) == {"plain-a.pytorch.log": (5, "n0"), "plain-worker-3.pytorch.log": (3, "n1"),
-                                "plain-zz.pytorch.log": (None, "n2")}
+    assert rank_sources(ev) == {
+        "plain-a.pytorch.log": (5, "n0"),
+        "plain-worker-3.pytorch.log": (3, "n1"),
+        "plain-zz.pytorch.log": (None, "n2"),
+    }
 
 
 def test_jobset_ranks_offset_by_child_job(api: client.ApiClient, kube: FakeKube):
     kube.put("jobsets", o.jobset("js", failed="FailedJobs"))
     for job_index in range(2):
         for idx in range(2):
-            labels = {"jobset.sigs.k8s.io/jobset-name": "js", "jobset.sigs.k8s.io/replicatedjob-name": "workers",
-                      "jobset.sigs.k8s.io/job-index": str(job_index),
-                      "batch.kubernetes.io/job-completion-index": str(idx)}
-            kube.put("pods", o.pod(f"js-workers-{job_index}-{idx}-abcde", labels=labels, node_name=f"n{job_index}"))
+            labels = {
+                "jobset.sigs.k8s.io/jobset-name": "js",
+                "jobset.sigs.k8s.io/replicatedjob-name": "workers",
+                "jobset.sigs.k8s.io/job-index": str(job_index),
+                "batch.kubernetes.io/job-completion-index": str(idx),
+            }
+            kube.put(
+                "pods", o.pod(f"js-workers-{job_index}-{idx}-abcde", labels=labels, node_name=f"n{job_index}")
+            )
     ev = KubernetesCollector(api, kubelet_kernel_log=None).collect(ref("JobSet/js"))
     assert sorted(r for r, _ in rank_sources(ev).values()) == [0, 1, 2, 3]
     assert rank_sources(ev)["js-workers-1-0-abcde.pytorch.log"] == (2, "n1")
@@ -150,8 +188,9 @@ def test_node_proxy_forbidden_is_missing_evidence(api: client.ApiClient, kube: F
     indexed_oom_job(kube, n=1, oom=0)
     kube.store.node_proxy_forbidden = True
     ev = KubernetesCollector(api).collect(ref())
-    assert [m.what for m in ev.missing] == ["kernel log of gpu-00 (no node-agent token configured; "
-                                            "kubelet logs/kern.log: HTTP 403)"]
+    assert [m.what for m in ev.missing] == [
+        "kernel log of gpu-00 (no node-agent token configured; kubelet logs/kern.log: HTTP 403)"
+    ]
 
 
 def test_paged_pod_list_for_many_ranks(api: client.ApiClient, kube: FakeKube):

@@ -46,12 +46,19 @@ def settle(seconds: float = 0.6) -> None:
     time.sleep(seconds)
 
 
-def test_indexed_job_failure_is_reported_once_with_every_rank(kube: FakeKube, sink: HookSink, running: Watcher):
+def test_indexed_job_failure_is_reported_once_with_every_rank(
+    kube: FakeKube, sink: HookSink, running: Watcher
+):
     job = indexed_oom_job(kube)
     body = wait_for(lambda: sink.bodies, what="a report")[0]
     settle()
     assert len(sink.bodies) == 1 and not sink.rejected
-    assert (body["cluster"], body["namespace"], body["kind"], body["name"]) == ("test", "default", "Job", "train")
+    assert (body["cluster"], body["namespace"], body["kind"], body["name"]) == (
+        "test",
+        "default",
+        "Job",
+        "train",
+    )
     assert body["uid"] == job["metadata"]["uid"] and body["state"] == "Failed"
     pods = {p["rank"]: p for p in body["pods"]}
     assert sorted(pods) == list(range(8))
@@ -65,7 +72,9 @@ def test_job_failed_condition_alone_triggers(kube: FakeKube, sink: HookSink, run
     assert body["reason"] == "DeadlineExceeded" and body["pods"] == []
 
 
-def test_resumes_after_api_server_restart_without_double_report(kube: FakeKube, sink: HookSink, running: Watcher):
+def test_resumes_after_api_server_restart_without_double_report(
+    kube: FakeKube, sink: HookSink, running: Watcher
+):
     indexed_oom_job(kube, name="first")
     wait_for(lambda: sink.bodies, what="first report")
     kube.restart()
@@ -78,7 +87,9 @@ def test_resumes_after_api_server_restart_without_double_report(kube: FakeKube, 
     assert any("resourceVersion=" in p for p in watches)
 
 
-def test_relists_on_410_gone_and_reports_only_the_new_failure(kube: FakeKube, sink: HookSink, running: Watcher):
+def test_relists_on_410_gone_and_reports_only_the_new_failure(
+    kube: FakeKube, sink: HookSink, running: Watcher
+):
     indexed_oom_job(kube, name="before")
     wait_for(lambda: sink.bodies, what="first report")
     kube.stop()
@@ -102,14 +113,27 @@ def test_crashloop_with_restarts_exhausted_reports_the_job(kube: FakeKube, sink:
     job = kube.put("jobs", o.indexed_job("loop", 2))
     uid = job["metadata"]["uid"]
     kube.put("pods", o.job_pod("loop", 0, job_uid=uid, node_name="gpu-00", restart_policy="OnFailure"))
-    pod = kube.put("pods", o.job_pod(
-        "loop", 1, job_uid=uid, node_name="gpu-01", restart_policy="OnFailure", restart_count=1,
-        state=o.k.V1ContainerState(waiting=o.k.V1ContainerStateWaiting(reason="CrashLoopBackOff")),
-        last_state=o.terminated("OOMKilled", 137)))
+    pod = kube.put(
+        "pods",
+        o.job_pod(
+            "loop",
+            1,
+            job_uid=uid,
+            node_name="gpu-01",
+            restart_policy="OnFailure",
+            restart_count=1,
+            state=o.k.V1ContainerState(waiting=o.k.V1ContainerStateWaiting(reason="CrashLoopBackOff")),
+            last_state=o.terminated("OOMKilled", 137),
+        ),
+    )
     settle()
     assert sink.bodies == []  # one restart is not "exhausted"
-    kube.modify("pods", "default", pod["metadata"]["name"],
-                lambda d: d["status"]["containerStatuses"][0].update(restartCount=3))
+    kube.modify(
+        "pods",
+        "default",
+        pod["metadata"]["name"],
+        lambda d: d["status"]["containerStatuses"][0].update(restartCount=3),
+    )
     body = wait_for(lambda: sink.bodies, what="crashloop report")[0]
     assert body["name"] == "loop" and body["reason"] == "OOMKilled"
 
@@ -121,12 +145,20 @@ def test_pytorchjob_and_jobset_when_their_crds_exist(kube: FakeKube, sink: HookS
     kube.put("pods", o.pytorch_pod("llama", "Master", 0, job_uid=uid, node_name="gpu-00"))
     for i in range(3):
         kube.put("pods", o.pytorch_pod("llama", "Worker", i, job_uid=uid, node_name=f"gpu-0{i + 1}"))
-    kube.modify("pytorchjobs", "default", "llama", lambda d: d.update(o.pytorchjob("llama", 3, failed="Failed")
-                                                                         | {"metadata": d["metadata"]}))
+    kube.modify(
+        "pytorchjobs",
+        "default",
+        "llama",
+        lambda d: d.update(o.pytorchjob("llama", 3, failed="Failed") | {"metadata": d["metadata"]}),
+    )
     body = wait_for(lambda: sink.bodies, what="pytorchjob report")[0]
     assert body["kind"] == "PyTorchJob" and body["uid"] == uid
     assert {p["name"]: p["rank"] for p in body["pods"]} == {
-        "llama-master-0": 0, "llama-worker-0": 1, "llama-worker-1": 2, "llama-worker-2": 3}
+        "llama-master-0": 0,
+        "llama-worker-0": 1,
+        "llama-worker-1": 2,
+        "llama-worker-2": 3,
+    }
     kube.put("jobsets", o.jobset("js", failed="FailedJobs"))
     wait_for(lambda: len(sink.bodies) == 2, what="jobset report")
     assert sink.bodies[1]["kind"] == "JobSet"
@@ -191,3 +223,55 @@ def test_memory_reported_is_bounded():
     seen = MemoryReported(max_keys=3)
     assert all(seen.claim(k) for k in "abcd")
     assert len(seen) == 3 and not seen.claim("d") and seen.claim("a")  # oldest forgotten first
+
+
+def test_a_thousand_failing_pods_cost_one_owner_lookup(kube: FakeKube, sink: HookSink, running: Watcher):
+    job = kube.put("jobs", o.indexed_job("wide", 64, failed="BackoffLimitExceeded"))
+    for i in range(64):
+        kube.put(
+            "pods",
+            o.job_pod(
+                "wide",
+                i,
+                job_uid=job["metadata"]["uid"],
+                node_name=f"n{i // 8}",
+                phase="Failed",
+                state=o.terminated("Error", 1),
+            ),
+        )
+    wait_for(lambda: sink.bodies, what="report")
+    settle()
+    assert len(sink.bodies) == 1  # its pods[] is the snapshot at report time; the worker re-reads them
+    assert len(kube.requested("/namespaces/default/jobs/wide")) == 1
+
+
+def test_crds_installed_later_are_picked_up(kube: FakeKube, sink: HookSink):
+    kube.store.crds.clear()
+    w = make_watcher(kube, sink, rediscover_seconds=0.2)
+    w.start()
+    try:
+        assert w.kinds == ["Job"]
+        kube.store.crds.add("pytorchjobs")
+        wait_for(lambda: "PyTorchJob" in w.kinds, what="re-discovery")
+        kube.put("pytorchjobs", o.pytorchjob("late", 1, failed="Failed"))
+        body = wait_for(lambda: sink.bodies, what="report of the late kind")[0]
+        assert body["kind"] == "PyTorchJob"
+    finally:
+        w.stop()
+
+
+def test_rejected_report_is_not_marked_reported(kube: FakeKube, sink: HookSink):
+    wrong = HookSender(sink.url, "not-the-secret", timeout=5)
+    seen = MemoryReported()
+    w = Watcher(
+        kube.api_client(), wrong.send, cluster="test", reported=seen, watch_timeout=2, backoff=(0.05, 0.4)
+    )
+    w.start()
+    try:
+        kube.put("jobs", o.indexed_job("rej", 1, failed="BackoffLimitExceeded"))
+        wait_for(lambda: sink.rejected, what="a 401")
+        settle()
+        assert sink.bodies == [] and sink.rejected[0] == "mismatch"
+        assert len(seen) == 0  # a watcher restarted with the right secret will send it
+    finally:
+        w.stop()

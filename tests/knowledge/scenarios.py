@@ -1,3 +1,4 @@
+# ruff: noqa: E501, RUF005
 """Multi-rank job logs written from realistic lines, for the golden scenario tests.
 
 Each builder writes one job's files into a folder and returns it. The lines follow what PyTorch,
@@ -110,7 +111,9 @@ def xid_cascade(folder: Path) -> Path:
         ],
     )
     for n in (0, 1, 2, 4, 5, 6, 7):
-        write(folder, f"node-gpu-{n:02d}.dmesg", ["[Fri Nov 20 02:00:00 2026] Linux version 5.15.0-105-generic"])
+        write(
+            folder, f"node-gpu-{n:02d}.dmesg", ["[Fri Nov 20 02:00:00 2026] Linux version 5.15.0-105-generic"]
+        )
     return folder
 
 
@@ -208,7 +211,9 @@ ZERO3_FRAMES = [
 def zero3_save(folder: Path) -> Path:
     """Rank 0 OOMs gathering the 16-bit ZeRO-3 weights at a checkpoint; the others wait and time out."""
     for r in range(8):
-        lines = training(r, 100) + [f"{ts(500)} [INFO] [trainer.py:3012:save_model] Saving model checkpoint to out/"]
+        lines = training(r, 100) + [
+            f"{ts(500)} [INFO] [trainer.py:3012:save_model] Saving model checkpoint to out/"
+        ]
         lines += gpu_oom(r, ZERO3_FRAMES) if r == 0 else watchdog(r, "1120 03:18:20.000001")
         write(folder, f"rank{r}.log", lines)
     return folder
@@ -266,6 +271,26 @@ def host_oom(folder: Path) -> Path:
             "__GFP_COMP), order=0, oom_score_adj=0",
             "[Fri Nov 20 03:06:39 2026] Out of memory: Killed process 7712 (python3) total-vm:302113232kB, "
             "anon-rss:201234120kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:392412kB oom_score_adj:0",
+        ],
+    )
+    return folder
+
+
+def xid_without_bus_ids(folder: Path) -> Path:
+    """Rank logs say nothing of their GPU's bus id; rank 5's CUDA error inherits an earlier time."""
+    for r in range(8):
+        lines = training(r, 100)
+        if r == 5:
+            lines += [f"[rank{r}]: RuntimeError: CUDA error: unspecified launch failure"]
+        else:
+            lines += watchdog(r, "1120 03:24:02.123456")
+        write(folder / "gpu-01", f"rank{r}.log", lines)
+    write(
+        folder,
+        "node-gpu-01.dmesg",
+        [
+            "[Fri Nov 20 03:09:30 2026] NVRM: Xid (PCI:0000:9b:00): 79, pid=48211, name=python, "
+            "GPU has fallen off the bus.",
         ],
     )
     return folder

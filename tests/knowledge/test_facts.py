@@ -11,7 +11,9 @@ def test_xid_formats() -> None:
     assert "Timeout after 45s" in new.message
     old = parse_xid("[12.5] NVRM: Xid (0000:05:00): 79, GPU has fallen off the bus.")
     assert old is not None and (old.pci, old.code) == ("0000:05:00", 79)
-    unknown_pid = parse_xid("NVRM: Xid (PCI:0000:3b:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception")
+    unknown_pid = parse_xid(
+        "NVRM: Xid (PCI:0000:3b:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception"
+    )
     assert unknown_pid is not None and unknown_pid.code == 13
     assert parse_xid("Xid mentioned without the driver prefix") is None
 

@@ -45,7 +45,10 @@ def test_rank_prefixes(line: str, rank: int | None, local: int | None) -> None:
         ("[2026-11-20 03:14:02,123] [INFO] step", at(2026, 11, 20, 3, 14, 2) + 0.123),
         ("[Fri Nov 20 03:14:02 2026] NVRM: Xid (PCI:0000:05:00): 79", at(2026, 11, 20, 3, 14, 2)),
         ("I1120 03:14:02.123456 1234 main.cc:10] hi", at(2026, 11, 20, 3, 14, 2) + 0.123456),
-        ("[rank12]:[E817 17:40:34.227531 ProcessGroupNCCL.cpp:1515] x", at(2026, 8, 17, 17, 40, 34) + 0.227531),
+        (
+            "[rank12]:[E817 17:40:34.227531 ProcessGroupNCCL.cpp:1515] x",
+            at(2026, 8, 17, 17, 40, 34) + 0.227531,
+        ),
         ("Nov 20 03:14:02 gpu-07 kernel: NVRM: Xid", at(2026, 11, 20, 3, 14, 2)),
         ("Nov 20 03:14:02.500123 gpu-07 kernel: oom-kill", at(2026, 11, 20, 3, 14, 2) + 0.500123),
         ("  time      : 2026-11-20_03:14:03", at(2026, 11, 20, 3, 14, 3)),
@@ -78,8 +81,10 @@ def test_clean_strips_ansi_and_keeps_last_progress_segment() -> None:
 
 
 def test_launcher_reports_and_steps() -> None:
-    rep = reported_rank("torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
-                        "local_rank: 3 (pid: 1234) of binary: /usr/bin/python3")
+    rep = reported_rank(
+        "torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+        "local_rank: 3 (pid: 1234) of binary: /usr/bin/python3"
+    )
     assert rep is not None and rep.local == 3
     assert reported_rank("  rank      : 5 (local_rank: 1)") is not None
     assert reported_rank("ordinary line") is None

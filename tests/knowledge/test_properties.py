@@ -9,14 +9,13 @@ from denpex.models import Diagnosis, LogSource
 from knowledge import facts, lines
 from knowledge.engine import Engine
 from knowledge.sources import infer_kind, infer_node, infer_rank
-from tests.knowledge.engine_fixtures import engine  # noqa: F401
 
 LOGGY = st.lists(
     st.sampled_from(
         [
             b"[rank3]: torch.OutOfMemoryError: CUDA out of memory.",
-            b"[default1]:[rank9]:[E1120 03:14:02.1 ProcessGroupNCCL.cpp:1] [Rank 9] Watchdog caught collective "
-            b"operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=600000)",
+            b"[default1]:[rank9]:[E1120 03:14:02.1 ProcessGroupNCCL.cpp:1] [Rank 9] Watchdog caught "
+            b"collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=600000)",
             b"[Fri Nov 20 03:14:02 2026] NVRM: Xid (PCI:0000:05:00): 79, pid=1, GPU has fallen off the bus.",
             b"  rank      : 3 (local_rank: 3)",
             b"  exitcode  : -9 (pid: 1234)",
@@ -50,8 +49,14 @@ def test_line_parsers_accept_any_text(text: str) -> None:
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(LOGGY, min_size=1, max_size=4), st.lists(st.sampled_from(["rank0.log", "combined.log",
-       "node-a.dmesg", "slurm.log", "job_1_2.out", "x"]), min_size=4, max_size=4))
+@given(
+    st.lists(LOGGY, min_size=1, max_size=4),
+    st.lists(
+        st.sampled_from(["rank0.log", "combined.log", "node-a.dmesg", "slurm.log", "job_1_2.out", "x"]),
+        min_size=4,
+        max_size=4,
+    ),
+)
 def test_engine_accepts_any_bytes(engine: Engine, files: list[list[bytes]], names: list[str]) -> None:
     sources = [
         LogSource(name=f"{i}-{names[i]}" if i else names[i], data=b"\n".join(parts))

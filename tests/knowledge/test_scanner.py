@@ -85,7 +85,7 @@ def test_empty_and_no_trailing_newline() -> None:
 
 
 def test_timestamps_inherit_from_an_earlier_line_across_chunks() -> None:
-    lines = ["[2026-11-20 03:14:02,000] INFO step 9"] + ["  File \"train.py\", line 3"] * 30
+    lines = ["[2026-11-20 03:14:02,000] INFO step 9"] + ['  File "train.py", line 3'] * 30
     lines.append("torch.OutOfMemoryError: CUDA out of memory")
     result = scan(("\n".join(lines) + "\n").encode(), chunk=256)
     stamp = result.hits[0].stamp

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from denpex.models import Diagnosis
 from tests.knowledge import scenarios
-from tests.knowledge.engine_fixtures import diagnose_dir, engine  # noqa: F401
 
 Run = Callable[[Path], Diagnosis]
 
@@ -97,3 +96,20 @@ def test_tails_keep_each_ranks_last_lines(tmp_path: Path, diagnose_dir: Run) -> 
     assert 0 < len(tail.lines) <= 20
     assert "CUDA out of memory" in tail.lines[-1].text
     assert tail.lines[-1].line == (tmp_path / "rank5.log").read_text().count("\n")
+
+
+def test_xid_on_the_ranks_node_explains_its_cuda_error(tmp_path: Path, diagnose_dir: Run) -> None:
+    diag = diagnose_dir(scenarios.xid_without_bus_ids(tmp_path))
+    assert diag.category == "gpu_hardware_xid"
+    assert diag.initiating.node == "gpu-01"
+
+
+def test_local_ranks_of_a_second_node_become_global(tmp_path: Path, diagnose_dir: Run) -> None:
+    """Node 2 of a 2-node torchrun job: `[default0]:[rank8]:` gives the offset for `[default5]:` lines."""
+    lines = [f"[default{r}]:[rank{r + 8}]:{line}" for r in range(8) for line in scenarios.training(r, 3)]
+    lines += [f"[default5]:{line.removeprefix('[rank5]:')}" for line in scenarios.gpu_oom(5)]
+    scenarios.write(tmp_path / "gpu-02", "combined.log", lines)
+    scenarios.write(tmp_path / "gpu-01", "combined.log", scenarios.training(0, 3))
+    diag = diagnose_dir(tmp_path)
+    assert diag.category == "gpu_oom"
+    assert diag.initiating.rank == 13

@@ -79,3 +79,11 @@ def test_complete_keeps_what_a_collector_set() -> None:
     assert (src.rank, src.node, src.kind) == (4, "n1", "rank")
     inferred = complete(LogSource(name="rank9.log", data=b""))
     assert (inferred.rank, inferred.kind) == (9, "rank")
+
+
+def test_per_node_folders_name_the_node(tmp_path: Path) -> None:
+    for folder in ("gpu-07", "ranks", "job_4242"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "rank1.log").write_text("x\n")
+    nodes = {s.name.split("/")[0]: s.node for s in discover([tmp_path])}
+    assert nodes == {"gpu-07": "gpu-07", "ranks": None, "job_4242": None}

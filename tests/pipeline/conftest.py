@@ -73,7 +73,7 @@ class WorkerProcs:
         out = (self.log_dir / f"worker-{len(self.procs)}.log").open("wb")
         proc = subprocess.Popen(
             [str(VENV_BIN / "denpex"), "worker", "--maintenance-interval", "1", "--monitoring-interval", "1",
-             "--heartbeat-grace", "2", *args, *(["--entries", os.environ["TMP_ENTRIES"]] if os.environ.get("TMP_ENTRIES") else [])],
+             "--heartbeat-grace", "2", *args],
             env={**self.env, **env}, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.procs.append(proc)
         return proc

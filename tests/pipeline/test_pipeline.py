@@ -16,6 +16,7 @@ import pytest
 import redis
 from aiohttp.test_utils import TestClient, TestServer
 from rq import Queue
+from rq.job import Job
 
 from bot.server import build_deps, create_app
 from knowledge.masking import Masker
@@ -30,6 +31,7 @@ from tests.pipeline.conftest import (
     slack_text,
     wait_async,
 )
+from workers.queueing import RETRY_INTERVALS, rq_job_id
 
 pytestmark = pytest.mark.timeout(90)
 FILES_FOR_SLURM = "slurm=integrations.files:create_collector"
@@ -151,5 +153,7 @@ async def test_sigkilled_worker_job_completes_once_on_a_new_worker(
     await wait_async(lambda: post_state(redis_client, "slurm:hpc:900").get("status") == "posted", 60,
                      "the re-queued job\n" + second.output())
     assert_one_thread(fake_slack)
+    job = Job.fetch(rq_job_id("slurm:hpc:900"), connection=redis_client)
+    assert job.retries_left == len(RETRY_INTERVALS) - 1, "re-queued once, as an abandoned job"
     missing = json.loads(redis_client.get("denpex:diagnosis:slurm:hpc:900"))["missing_evidence"]
     assert any(m["what"] == "kernel log of gpu-07" for m in missing)

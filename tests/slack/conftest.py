@@ -6,6 +6,7 @@ application on 127.0.0.1, its Web API client pointed at the fake Slack, real Red
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,8 +82,8 @@ def masker() -> Any:
     return Masker.default()
 
 
-@pytest.fixture
-async def slack_stack(settings: Settings, fake_slack: FakeSlack, masker: Any) -> AsyncIterator[SlackStack]:
+@contextlib.asynccontextmanager
+async def running_stack(settings: Settings, fake: FakeSlack, masker: Any) -> AsyncIterator[SlackStack]:
     """`denpex serve`'s application: the pipeline's server with the Slack routes installed."""
     deps = build_deps(settings, masker)
     deps.extra_routes.extend(route_installers(settings, deps))
@@ -91,6 +92,14 @@ async def slack_stack(settings: Settings, fake_slack: FakeSlack, masker: Any) ->
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    async with aiohttp.ClientSession(trust_env=False) as session:
-        yield SlackStack(f"http://127.0.0.1:{port}/slack/events", fake_slack, session)
-    await runner.cleanup()
+    try:
+        async with aiohttp.ClientSession(trust_env=False) as session:
+            yield SlackStack(f"http://127.0.0.1:{port}/slack/events", fake, session)
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def slack_stack(settings: Settings, fake_slack: FakeSlack, masker: Any) -> AsyncIterator[SlackStack]:
+    async with running_stack(settings, fake_slack, masker) as stack:
+        yield stack

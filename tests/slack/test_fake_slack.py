@@ -36,6 +36,7 @@ async def test_post_thread_metadata_and_history(fake_slack: FakeSlack) -> None:
     assert [c.method for c in fake_slack.calls()][:3] == ["auth.test", "chat.postMessage", "chat.postMessage"]
 
 
+@pytest.mark.filterwarnings("ignore:The top-level `text` argument is missing")
 @pytest.mark.parametrize(
     ("kwargs", "error"),
     [
@@ -117,3 +118,20 @@ async def test_update_and_ephemeral(fake_slack: FakeSlack) -> None:
     assert fake_slack.ephemerals[0]["user"] == "U0ALICE"
     with pytest.raises(SlackApiError):
         await client.chat_update(channel="C0ALERTS", ts="1.1", text="x")
+
+
+def test_history_paging_and_bounds(fake_slack: FakeSlack) -> None:
+    client = fake_slack.web_client()
+    posted = [client.chat_postMessage(channel="C0ALERTS", text=f"m{i}")["ts"] for i in range(7)]
+    seen, cursor = [], None
+    while True:
+        page = client.conversations_history(channel="C0ALERTS", limit=3, cursor=cursor)
+        seen += [m["ts"] for m in page["messages"]]
+        cursor = page["response_metadata"]["next_cursor"]
+        if not cursor:
+            break
+    assert seen == list(reversed(posted))
+    newer = client.conversations_history(channel="C0ALERTS", oldest=posted[4])["messages"]
+    assert [m["ts"] for m in newer] == [posted[6], posted[5]]
+    both = client.conversations_history(channel="C0ALERTS", oldest=posted[4], inclusive=True)["messages"]
+    assert len(both) == 3

@@ -128,3 +128,18 @@ async def test_threads_not_ours_are_ignored(slack_stack: SlackStack, redis_clien
     await asyncio.sleep(0.5)
     assert slack_stack.fake.thread(other["ts"]) == []
     assert slack_stack.fake.calls("conversations.replies")  # it did look, once
+
+
+async def test_mention_outside_a_thread_says_where_to_ask(slack_stack: SlackStack) -> None:
+    from tests.fakes.slack import payloads
+
+    other = await asyncio.to_thread(
+        slack_stack.fake.web_client().chat_postMessage, channel="C0ALERTS", text="x"
+    )
+    mention = payloads.message_event("<@U0BOT> why?", channel="C0ALERTS", user="U0ALICE", ts=other["ts"])
+    mention["type"] = "app_mention"
+    await slack_stack.event(mention)
+    (reply,) = await slack_stack.fake.wait_for_async(
+        lambda: slack_stack.fake.thread(other["ts"]), what="hint"
+    )
+    assert "diagnosis thread" in reply["text"]

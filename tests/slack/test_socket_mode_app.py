@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import redis
+from rq import Queue
 
 from bot.slack.app import create_slack_app, make_client, socket_mode_handler
 from denpex.settings import Settings
@@ -29,6 +30,8 @@ async def test_socket_mode_commands_and_followups(
         eid = fake_slack.send_slash_command("diagnose 4242 --cluster ci")
         ack = await fake_slack.wait_for_async(fake_slack.ack_of(eid), what="ack of diagnose")
         assert "Diagnosing job `4242`" in ack["text"]
+        queue = Queue(settings.queue_name, connection=redis_client)
+        await fake_slack.wait_for_async(lambda: queue.count, what="the job queued through the pipeline")
 
         scale(redis_client)
         thread = await asyncio.to_thread(post_diagnosis, fake_slack, redis_client)

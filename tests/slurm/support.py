@@ -14,6 +14,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -51,18 +52,34 @@ def sh(*argv: str, timeout: float = 30, check: bool = True) -> str:
     return proc.stdout
 
 
+AGED_JOB = """#!/bin/bash
+#SBATCH -o aged_%j.out
+echo "aged job starting"
+srun -n 2 -K --output=aged_%j_%t.log bash -c '
+if [ "$SLURM_PROCID" = 1 ]; then echo "RuntimeError: rank one of the aged job failed"; exit 3; fi
+sleep 30'
+"""
+REQUEUE_JOB = """#!/bin/bash
+#SBATCH -o requeued_%j.out
+echo "run ${SLURM_RESTART_COUNT:-0}"
+if [ "${SLURM_RESTART_COUNT:-0}" -ge 1 ]; then echo "second run fails"; exit 5; fi
+sleep 120
+"""
+
+
 class Cluster:
     """The real single-node cluster brought up by deploy/slurm/dev-cluster.sh."""
 
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
         self.node = socket.gethostname().split(".")[0]
+        self.aged = self.requeued = ""
 
     def submit(self, script: str, *args: str, name: str = "job") -> str:
         """sbatch a script written into the work dir; returns the job id."""
         path = self.workdir / f"{name}.sh"
         path.write_text(script)
-        out = sh("sbatch", "--parsable", "-D", str(self.workdir), *args, str(path))
+        out = sh("sbatch", "--parsable", "-J", name, "-D", str(self.workdir), *args, str(path))
         return out.strip().split(";")[0]
 
     def show(self, job_id: str) -> dict[str, str]:
@@ -83,8 +100,18 @@ class Cluster:
 
     def accounted(self, job_id: str, timeout: float = 20) -> None:
         """Wait until slurmdbd has the job and its steps (sacct lags slurmctld a little)."""
-        wait_until(lambda: len(sh("sacct", "-n", "-P", "-j", job_id, "-o", "JobID", check=False).split()) >= 2,
-                   timeout, f"sacct to know job {job_id}")
+        def rows() -> int:
+            return len(sh("sacct", "-n", "-P", "-j", job_id, "-o", "JobID", check=False).split())
+
+        wait_until(lambda: rows() >= 2, timeout, f"sacct to know job {job_id}")
+
+    def start_background(self) -> None:
+        """Jobs whose checks must wait (a requeue's delay, slurmctld forgetting a job after MinJobAge
+        plus its 60 s purge cycle): started when the session starts, checked by test_late.py."""
+        self.aged = self.submit(AGED_JOB, "-n", "2", name="aged")
+        self.requeued = self.submit(REQUEUE_JOB, "--requeue", name="requeued")
+        wait_until(lambda: self.show(self.requeued).get("JobState") == "RUNNING", 60, "the requeue job")
+        sh("scontrol", "requeue", self.requeued)
 
     def node_state(self) -> str:
         return sh("sinfo", "-h", "-N", "-n", self.node, "-o", "%T").strip()
@@ -94,9 +121,24 @@ class Cluster:
             sh("scontrol", "update", f"nodename={self.node}", "state=resume", check=False)
 
 
+def make_hook_log() -> Path:
+    """A log file both hooks can append to (node hook: root; controller hook: `slurm`), outside the
+    root-only pytest folders. The caller removes its folder."""
+    folder = Path(tempfile.mkdtemp(prefix="denpex-hook-log-"))
+    folder.chmod(0o711)
+    log = folder / "hook.log"
+    log.touch()
+    shutil.chown(log, "slurm", "slurm")
+    return log
+
+
+class LockBusy(RuntimeError):
+    """Another test session on this machine is using the cluster."""
+
+
 @contextmanager
-def exclusive_lock(timeout: float = 900) -> Iterator[None]:
-    """One Slurm test session per machine at a time."""
+def exclusive_lock(timeout: float = 240) -> Iterator[None]:
+    """One Slurm test session per machine at a time (they share the daemons and hooks.env)."""
     fd = os.open(LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + timeout
@@ -106,11 +148,23 @@ def exclusive_lock(timeout: float = 900) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise AssertionError("another Slurm test session holds the lock") from None
+                    raise LockBusy(f"another Slurm test session held {LOCK} for {timeout:.0f} s") from None
                 time.sleep(0.5)
         yield
     finally:
         os.close(fd)
+
+
+def cancel_leftovers() -> None:
+    """Cancel jobs an earlier (interrupted) test session left queued: they were submitted from a
+    pytest temporary folder, and a stuck one would hold the single node."""
+    out = sh("squeue", "-h", "-o", "%i|%Z", check=False)
+    stale = [line.split("|", 1)[0] for line in out.splitlines()
+             if "|" in line and "/pytest-of-" in line.split("|", 1)[1]]
+    if stale:
+        sh("scancel", *{s.split("_")[0].split("+")[0] for s in stale}, check=False)
+        wait_until(lambda: not any(i in sh("squeue", "-h", "-o", "%i", check=False).split() for i in stale),
+                   60, "leftover jobs to go")
 
 
 def cluster_up(env: dict[str, str] | None = None) -> None:
@@ -155,11 +209,12 @@ class Sink:
         self.secret = secret
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.rejected: list[str] = []
+        self.log: Path | None = None  # the hooks' log file, when a fixture configured one
         self._lock = threading.Lock()
         sink = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 problem = verify(sink.secret, body, self.headers.get(TIMESTAMP_HEADER),
                                  self.headers.get(SIGNATURE_HEADER))

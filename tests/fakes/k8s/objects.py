@@ -107,6 +107,7 @@ def indexed_job(
     uid: str | None = None,
     failed: str | None = None,
     labels: dict[str, str] | None = None,
+    start: datetime | None = None,
 ) -> k.V1Job:
     """An Indexed batch/v1 Job; `failed` is the Failed condition's reason (e.g. BackoffLimitExceeded)."""
     conditions = None
@@ -134,7 +135,9 @@ def indexed_job(
             ),
         ),
         status=k.V1JobStatus(
-            conditions=conditions, failed=completions if failed else None, start_time=datetime.now(UTC)
+            conditions=conditions,
+            failed=completions if failed else None,
+            start_time=start or datetime.now(UTC),
         ),
     )
 

@@ -12,17 +12,17 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from tests.fakes.slack import payloads
+from tests.fakes.slack.inspection import Inspection
 from tests.fakes.slack.state import Workspace
 from tests.fakes.slack.validation import SlackError
 
-T = TypeVar("T")
 BOT, APP = "bot", "app"
 
 
@@ -53,7 +53,7 @@ class _Fault:
     error: str = ""
 
 
-class FakeSlack:
+class FakeSlack(Inspection):
     """A fake Slack workspace with one bot; see the package docstring."""
 
     def __init__(
@@ -353,90 +353,3 @@ class FakeSlack:
             user_id=user_id,
             response_url=self.response_url(),
         )
-
-    # ------------------------------------------------------------------ assertions
-    def calls(self, method: str | None = None) -> list[Call]:
-        with self._lock:
-            return [c for c in self._calls if method in (None, c.method)]
-
-    def messages(self, channel: str = "C0ALERTS") -> list[dict[str, Any]]:
-        """Every message in the channel, replies included, oldest first."""
-        return self.workspace.channel_messages(channel)
-
-    def roots(self, channel: str = "C0ALERTS") -> list[dict[str, Any]]:
-        return [m for m in self.messages(channel) if m.get("thread_ts") in (None, m["ts"])]
-
-    def thread(self, ts: str, channel: str = "C0ALERTS") -> list[dict[str, Any]]:
-        """The replies in the thread under `ts` (the root excluded), oldest first."""
-        return [m for m in self.messages(channel) if m.get("thread_ts") == ts and m["ts"] != ts]
-
-    @property
-    def ephemerals(self) -> list[dict[str, Any]]:
-        with self.workspace.lock:
-            return list(self.workspace.ephemerals)
-
-    @property
-    def files(self) -> dict[str, dict[str, Any]]:
-        with self.workspace.lock:
-            return {k: dict(v) for k, v in self.workspace.files.items()}
-
-    def wait_for(self, predicate: Callable[[], T], timeout: float = 10.0, what: str = "condition") -> T:
-        """Poll `predicate` until it returns something truthy (for sync tests)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"fake Slack: timed out after {timeout}s waiting for {what}")
-            time.sleep(0.02)
-
-    async def wait_for_async(
-        self, predicate: Callable[[], T], timeout: float = 10.0, what: str = "condition"
-    ) -> T:
-        """Like `wait_for`, but yields to the test's event loop (for async tests)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"fake Slack: timed out after {timeout}s waiting for {what}")
-            await asyncio.sleep(0.02)
-
-    def ack_of(self, envelope_id: str) -> Callable[[], dict[str, Any] | None]:
-        """Predicate for `wait_for*`: the ack payload of an envelope (`{}` is returned as `{"": ""}`)."""
-
-        def check() -> dict[str, Any] | None:
-            with self._lock:
-                if envelope_id not in self.acks:
-                    return None
-                return self.acks[envelope_id] or {"": ""}
-
-        return check
-
-    def async_client(self, **kwargs: Any) -> Any:
-        """An AsyncWebClient pointed here, with the 429/5xx retry handlers production uses."""
-        from slack_sdk.http_retry.builtin_async_handlers import (
-            AsyncRateLimitErrorRetryHandler,
-            AsyncServerErrorRetryHandler,
-        )
-        from slack_sdk.web.async_client import AsyncWebClient
-
-        client = AsyncWebClient(token=self.bot_token, base_url=self.base_url, **kwargs)
-        client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=2))
-        client.retry_handlers.append(AsyncServerErrorRetryHandler(max_retry_count=2))
-        return client
-
-    def web_client(self, **kwargs: Any) -> Any:
-        """A sync WebClient pointed here, with the 429/5xx retry handlers."""
-        from slack_sdk import WebClient
-        from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
-
-        client = WebClient(token=self.bot_token, base_url=self.base_url, **kwargs)
-        client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=2))
-        client.retry_handlers.append(ServerErrorRetryHandler(max_retry_count=2))
-        return client
-
-
-AsyncPredicate = Callable[[], Awaitable[Any]]

@@ -7,6 +7,7 @@ guarded by one lock, so tests can read the state from any thread while the serve
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import threading
@@ -19,6 +20,33 @@ from tests.fakes.slack.validation import SlackError, parse_json_field, validate_
 
 def _truthy(value: Any) -> bool:
     return str(value).lower() in ("1", "true", "yes")
+
+
+def _window(messages: list[dict[str, Any]], p: dict[str, Any]) -> list[dict[str, Any]]:
+    """Slack's `oldest` / `latest` bounds (exclusive unless `inclusive`)."""
+    inclusive = _truthy(p.get("inclusive", False))
+    oldest = float(p.get("oldest") or 0)
+    latest = float(p["latest"]) if p.get("latest") else None
+
+    def inside(ts: float) -> bool:
+        low = ts >= oldest if inclusive else ts > oldest
+        high = latest is None or (ts <= latest if inclusive else ts < latest)
+        return low and high
+
+    return [m for m in messages if inside(float(m["ts"]))]
+
+
+def _page(messages: list[dict[str, Any]], p: dict[str, Any], *, default_limit: int) -> dict[str, Any]:
+    """Cursor pagination: the cursor is opaque to clients (here: base64 of the next offset)."""
+    try:
+        start = int(base64.b64decode(str(p.get("cursor") or "")).decode() or 0)
+        limit = max(1, min(int(p.get("limit") or default_limit), 1000))
+    except ValueError as exc:
+        raise SlackError("invalid_cursor") from exc
+    chunk = messages[start : start + limit]
+    more = start + limit < len(messages)
+    cursor = base64.b64encode(str(start + limit).encode()).decode() if more else ""
+    return {"messages": chunk, "has_more": more, "response_metadata": {"next_cursor": cursor}}
 
 
 class Workspace:
@@ -169,12 +197,7 @@ class Workspace:
                 for m in self.messages[channel]
                 if m["ts"] == root or m.get("thread_ts") == root
             ]
-        limit = int(p.get("limit") or 1000)
-        return {
-            "messages": msgs[:limit],
-            "has_more": len(msgs) > limit,
-            "response_metadata": {"next_cursor": ""},
-        }
+        return _page(_window(msgs, p), p, default_limit=1000)
 
     def conversations_history(self, p: dict[str, Any]) -> dict[str, Any]:
         channel = self.resolve_channel(p.get("channel"))
@@ -182,13 +205,7 @@ class Workspace:
         with self.lock:
             top = [m for m in self.messages[channel] if m.get("thread_ts") in (None, m["ts"])]
         top = [self._public(m, with_metadata=meta) for m in reversed(top)]  # newest first, as Slack
-        limit = int(p.get("limit") or 100)
-        return {
-            "messages": top[:limit],
-            "has_more": len(top) > limit,
-            "pin_count": 0,
-            "response_metadata": {"next_cursor": ""},
-        }
+        return {**_page(_window(top, p), p, default_limit=100), "pin_count": 0}
 
     def files_get_upload_url(self, p: dict[str, Any], *, root_url: str) -> dict[str, Any]:
         if not p.get("filename") or p.get("length") in (None, ""):

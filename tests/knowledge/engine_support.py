@@ -1,0 +1,14 @@
+"""Helpers of the engine tests; the fixtures built on them live in conftest.py.
+
+`DENPEX_TEST_ENTRIES` points the tests at another entries folder (useful while entries are edited).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def entries_dir() -> Path | None:
+    value = os.environ.get("DENPEX_TEST_ENTRIES")
+    return Path(value) if value else None

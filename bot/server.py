@@ -42,6 +42,15 @@ log = structlog.get_logger("denpex.server")
 RouteInstaller = Callable[[web.Application], None]
 #: while the first report of a job is being recorded, later reports count as duplicates this long
 PENDING_TTL = 120
+#: a `pending:<time>` gate older than this is left over from an accept that failed half-way (Redis
+#: went down, the server died): the sender's retry takes it over instead of being told "duplicate"
+PENDING_STALE = 3.0
+_TAKEOVER = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3])) return 1 end
+return 0
+"""
+_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 #: webhooks processed at once per server; Redis connections they share
 WEBHOOK_CONCURRENCY = 16
 WEBHOOK_CONNECTIONS = 32
@@ -110,10 +119,36 @@ class Hooks:
             check_signature(request, body, _secret(self.settings.webhook_secret), self.deps.clock())
         return decode_json(body)
 
+    async def _gate(self, work: str) -> str | None:
+        """Win the dedupe gate: returns our `pending:<time>` token, or None for a duplicate.
+
+        A report that finds another one being recorded waits for it (milliseconds); one that finds
+        a stale pending token (its recorder failed and could not clean up) takes the gate over.
+        """
+        r, key = self.deps.aredis, store.dedupe_key(work)
+        give_up = time.monotonic() + PENDING_STALE + 1.0
+        while True:
+            token = f"pending:{self.deps.clock():.6f}"
+            if await r.set(key, token, nx=True, ex=PENDING_TTL):
+                return token
+            raw = await r.get(key)
+            value = raw.decode() if isinstance(raw, bytes) else raw
+            if value is None:
+                continue
+            if not value.startswith("pending") or time.monotonic() > give_up:
+                return None
+            stamp = value.partition(":")[2]
+            stale = bool(stamp) and self.deps.clock() - float(stamp) >= PENDING_STALE
+            if stale and await r.eval(_TAKEOVER, 1, key, value, token, PENDING_TTL):
+                log.warning("dedupe_gate_taken_over", job_key=work)
+                return token
+            await asyncio.sleep(0.02)
+
     async def accept(self, event: payloads.JobEvent) -> str:
         """Win the dedupe gate, record the masked job, enqueue. Returns `queued` or `duplicate`."""
         work, r = event.dedupe_key, self.deps.aredis
-        if not await r.set(store.dedupe_key(work), "pending", nx=True, ex=PENDING_TTL):
+        token = await self._gate(work)
+        if token is None:
             return "duplicate"
         try:
             job = mask_model(self.deps.masker, event.job)
@@ -129,7 +164,7 @@ class Hooks:
             await r.set(store.dedupe_key(work), rq_id, xx=True, ex=self.deps.dedupe_ttl)
         except Exception:
             with contextlib.suppress(redis.RedisError):
-                await r.delete(store.dedupe_key(work))
+                await r.eval(_RELEASE, 1, store.dedupe_key(work), token)
             raise
         return "queued"
 

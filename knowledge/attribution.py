@@ -72,8 +72,9 @@ class _Cand:
     first: Signal
     best: Scored
     scored: list[Scored]
-    secondhand: bool
+    secondhand: bool  # only a launcher's report about it (torchrun's failure summary)
     kernel: bool
+    scheduler: bool = False  # only the scheduler's record: a summary written after the fact
     bound: float | None = None  # an upper bound on the time of an untimed first signal
 
     def when(self) -> float | None:
@@ -98,6 +99,7 @@ def _candidates(job: Job) -> list[_Cand]:
                 scored,
                 all(s.hit.secondhand for s in fitting),
                 any(s.kernel for s in fitting),
+                all(job.scans[s.source].source.kind == "scheduler" for s in fitting),
             )
         )
     return cands
@@ -121,7 +123,9 @@ def _bound_untimed(job: Job, cands: list[_Cand]) -> dict[int, float]:
 
 def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
     """The initiating candidate and whether causal fallback rules (not clocks) decided it."""
-    pool = [c for c in cands if not c.secondhand] or cands
+    pool = (
+        [c for c in cands if not (c.secondhand or c.scheduler)] or [c for c in cands if c.scheduler] or cands
+    )
     bounds = _bound_untimed(job, pool)
     if bounds:
         for i, c in enumerate(pool):
@@ -138,6 +142,8 @@ def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
         if near is not None:
             return near, True
         return first, len(timed) < len(pool) or first.bound is not None
+    if len({c.first.source for c in pool}) == 1:  # one file without times: its line order is the order
+        return min(pool, key=lambda c: c.first.line), len(pool) > 1
     return max(pool, key=lambda c: (*strength(c), -c.first.source, -c.first.line)), len(pool) > 1
 
 
@@ -196,7 +202,7 @@ def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
         entry=best.entry,
         confidence=_confidence(best.score, runner, fallback, chosen.secondhand),
         actor=chosen.key,
-        stamp=chosen.first.stamp,
+        stamp=min(best.signals, key=Signal.order).stamp,
         evidence=sorted(best.signals, key=Signal.order),
         context=best.context,
     )
@@ -222,7 +228,7 @@ def _locate(job: Job, v: Verdict, chosen: _Cand) -> None:
         v.node = first.node
     for s in v.evidence:
         if s.xid is not None:
-            v.notes.append(wording.xid_note(s.xid.code, None, v.node, s.xid.pci, v.rank))
+            v.notes.append(wording.xid_note(s.xid.code, s.xid_name, v.node, s.xid.pci, v.rank))
             break
 
 

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Protocol
 
 from denpex.models import Diagnosis, LogSource, MissingEvidence, Stats
-from knowledge import attribution, report, sources, wording
+from knowledge import attribution, report, wording
 from knowledge.facts import load_catalogue
 from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternSet
 from knowledge.scanner import Scanner
 from knowledge.schema import ENTRIES_DIR, Entry, Xid, load_entries
 from knowledge.signals import build_job
+from knowledge.sources import complete
 
 
 class MaskRule(Protocol):
@@ -119,7 +120,7 @@ class Engine:
 
     def diagnose(
         self,
-        sources_: Sequence[LogSource],
+        sources: Sequence[LogSource],
         *,
         missing: Sequence[MissingEvidence] = (),
         progress: Callable[[int], None] | None = None,
@@ -128,8 +129,8 @@ class Engine:
         t0 = time.perf_counter()
         done = 0
         scans = []
-        for src in sources_:
-            src = sources.complete(src)
+        for src in sources:
+            src = complete(src)
             base = done
 
             def tick(n: int, base: int = base) -> None:

@@ -31,13 +31,14 @@ except ImportError:  # pragma: no cover
 
 RULES_PATH = Path(__file__).parent / "data" / "secrets.toml"
 CHUNK_CHARS = 32 << 10  # mask(): Python `re` runs only on the chunks the scan flagged
-MAX_MATCHES = 100_000  # mask(): beyond this many scan matches, localise by chunk instead
 MAX_PASSES = 16  # _apply: passes until masking reaches a fixed point (two in practice)
 MAX_BLOCK_LINES = 200  # a private key block without END stops being masked after this many lines
 
 Check = Literal["none", "value", "token", "entropy"]
 _CHECKS = ("none", "value", "token", "entropy")
 _END_MARKER = "-----END"
+_KEY_MARKER = "PRIVATE KEY"
+_PEM_BODY = re.compile(r"(?:^|[\s:\]>|])[A-Za-z0-9+/]{4,}={0,2}[ \t\r]*$")
 _MASK_TOKENS = re.compile(r"(?:\[MASKED:[a-z0-9_]+\])+")
 _PLACEHOLDER = re.compile(
     r"none|null|nil|true|false|undefined|n/a|\[?redacted\]?|<[^<>]*>|\*+|x{3,}|\.{3,}"
@@ -155,24 +156,6 @@ class _Detector:
         self._scan(0, data, lambda idx, *_: found.add(idx))
         return found
 
-    def offsets(self, text: str) -> list[tuple[int, int]] | None:
-        """Sorted (character offset in a match, rule) pairs; None if it cannot say cheaply."""
-        if self._dbs is None:
-            return sorted((m.start(), i) for i, rx in enumerate(self._compiled) for m in rx.finditer(text))
-        if not text.isascii():
-            return None
-        found: list[tuple[int, int]] = []
-
-        def on_match(idx: int, _from: int, to: int, *_: object) -> bool:
-            found.append((to - 1, idx))
-            return len(found) > MAX_MATCHES  # True stops the scan
-
-        try:
-            self._scan(1, text.encode("ascii"), on_match)
-        except hyperscan.ScanTerminated:
-            return None
-        return sorted(found)
-
     def line_hits(self, text: str) -> dict[int, set[int]]:
         """Line index (in `text.split("\\n")`) -> indices of the rules that match on that line."""
         ends: list[tuple[int, int]] = []  # (offset of a match's last character, rule)
@@ -241,34 +224,9 @@ class Masker:
     def mask(self, text: str) -> str:
         """Mask every secret in `text`, which may hold many lines (private key blocks included).
 
-        One scan of the whole text says where rules hit; Python `re` then runs on those lines only.
-        Non-ASCII text (byte and character offsets differ), key blocks and pathological inputs with
-        too many matches take the chunked path, which localises by chunk and line instead.
+        Chunk by chunk: one cheap scan per chunk; only a flagged chunk is scanned for the lines the
+        rules hit, and only those lines go through Python `re`.
         """
-        found = self._detector.offsets(text)
-        if found is not None and not any(idx in self._block for _, idx in found):
-            return self._mask_at(text, found)
-        return self._mask_chunked(text)
-
-    def _mask_at(self, text: str, found: list[tuple[int, int]]) -> str:
-        """Mask the lines holding the character offsets in `found` ((offset, rule) pairs, sorted)."""
-        lines: dict[int, tuple[int, set[int]]] = {}
-        start = end = -1
-        for pos, idx in found:
-            if pos >= end:  # a new line; offsets are sorted, so each line is looked up once
-                start = text.rfind("\n", 0, pos) + 1
-                end = text.find("\n", pos)
-                end = len(text) if end < 0 else end
-                lines[start] = (end, set())
-            lines[start][1].add(idx)
-        out, last = [], 0
-        for start, (end, idxs) in lines.items():
-            out += [text[last:start], self._apply(text[start:end], idxs)]
-            last = end
-        out.append(text[last:])
-        return "".join(out)
-
-    def _mask_chunked(self, text: str) -> str:
         stream = MaskStream(self)
         out: list[str] = []
         pos, n = 0, len(text)
@@ -280,7 +238,21 @@ class Masker:
             hits = self._detector.line_hits(chunk) if flagged else {}
             out.append(stream.chunk(chunk, hits) if hits or stream.in_block else chunk)
             pos = end
-        return "".join(out)
+        masked = "".join(out)
+        first = masked.find(_KEY_MARKER)
+        if first >= 0 and "-----BEGIN" not in masked[:first] and _END_MARKER in masked[:first + 40]:
+            return "\n".join(self._orphan_block(masked.split("\n")))
+        return masked
+
+    def _orphan_block(self, lines: list[str]) -> list[str]:
+        """Mask a key body whose BEGIN line was cut off (a tail or context window): the base64-only
+        lines right before the first END marker, which no rule can recognise on their own."""
+        end = next(i for i, line in enumerate(lines) if _KEY_MARKER in line)
+        start = end
+        while start > 0 and _PEM_BODY.search(lines[start - 1]):
+            start -= 1
+        body = [mask_token(self._rules[min(self._block)].label)] * (end - start)
+        return [*lines[:start], *body, *lines[end:]]
 
     def mask_line(self, text: str, rule_ids: Iterable[str]) -> str:
         """Mask `text` starting from the rules `rule_ids` (the engine's scan); unknown ids are ignored.

@@ -62,7 +62,13 @@ class PatternSet:
         self._hs = None
         self._py: list[tuple[int, re.Pattern[bytes]]] = []
         self.backend = "python"
-        hs_patterns = list(self.patterns)
+        # identical expressions (entries share signatures) are compiled once and fanned out on a hit
+        reps: dict[tuple[str, bool, bool], int] = {}
+        self._fan: list[list[int]] = [[] for _ in self.patterns]
+        for p in self.patterns:
+            rep = reps.setdefault((p.regex, p.caseless, p.single), p.idx)
+            self._fan[rep].append(p.idx)
+        hs_patterns = [p for p in self.patterns if self._fan[p.idx]]
         if hyperscan is not None:
             self._hs = self._cached()
             if self._hs is None:
@@ -74,14 +80,14 @@ class PatternSet:
                         self._store(self._hs)
             self.backend = "hyperscan"
         else:  # pragma: no cover - exercised only without a hyperscan wheel
-            self._py = [(p.idx, _py_compile(p)) for p in self.patterns]
+            self._py = [(p.idx, _py_compile(p)) for p in hs_patterns]
 
     def _cache_path(self) -> Path | None:
         if self._cache_dir is None:
             return None
         key = hashlib.sha256(
             repr(
-                (hyperscan.__version__, [(p.idx, p.regex, p.caseless, p.single) for p in self.patterns])
+                ("v2", hyperscan.__version__, [(p.idx, p.regex, p.caseless, p.single) for p in self.patterns])
             ).encode()
         ).hexdigest()[:32]
         return self._cache_dir / f"hs-{key}.db"
@@ -130,28 +136,26 @@ class PatternSet:
         """All hits in `data`. `on_hit_cap(idx)` returns False to drop a hit (per-pattern caps)."""
         hits: list[Hit] = []
         append = hits.append
+        fan = self._fan
+        keep = on_hit_cap or (lambda _idx: True)
         if self._hs is not None:
-            if on_hit_cap is None:
 
-                def cb(idx: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
-                    append((idx, to))
-            else:
-                keep = on_hit_cap
-
-                def cb(idx: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+            def cb(rep: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+                for idx in fan[rep]:
                     if keep(idx):
                         append((idx, to))
 
             self._hs.scan(data, match_event_handler=cb)
         if self._py:
             raw = bytes(data) if not isinstance(data, bytes) else data
-            for idx, rx in self._py:
-                single = self.patterns[idx].single
+            for rep, rx in self._py:
+                single = self.patterns[rep].single
                 for m in rx.finditer(raw):
-                    if on_hit_cap is None or on_hit_cap(idx):
-                        append((idx, m.end()))
-                        if m.end() == m.start() or single:
-                            break
+                    for idx in fan[rep]:
+                        if keep(idx):
+                            append((idx, m.end()))
+                    if m.end() == m.start() or single:
+                        break
         hits.sort(key=lambda h: h[1])
         return hits
 

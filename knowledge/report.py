@@ -97,6 +97,9 @@ def tails(job: Job, red: Redactor) -> list[RankTail]:
         if src.kind == "kernel" or not scan.tail:
             continue
         lines = [EvidenceLine(source=src.name, line=n, text=red(scan, n, t)) for n, t in scan.tail]
+        if all("\n" not in ln.text for ln in lines):  # masking: once more as a block, for a private
+            block = red.mask("\n".join(ln.text for ln in lines)).split("\n")  # key cut off at the top
+            lines = [ln.model_copy(update={"text": t}) for ln, t in zip(lines, block, strict=True)]
         out.append(RankTail(rank=src.rank, source=src.name, node=src.node, lines=lines))
     return out
 

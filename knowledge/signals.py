@@ -33,6 +33,7 @@ class Signal:
     kernel: bool = False
     demoted: bool = False  # an Xid the catalogue calls application-level: evidence, never the cause
     xid: facts.XidEvent | None = None
+    xid_name: str | None = None  # the catalogue's meaning of the Xid code
 
     @property
     def role(self) -> str:
@@ -219,6 +220,7 @@ def _apply_xids(job: Job, xids: dict[int, Xid], entries: dict[str, Entry]) -> No
             continue
         s.xid = ev
         row = xids.get(ev.code)
+        s.xid_name = row.name if row is not None else None
         if row is not None and not row.hardware:
             s.demoted = True
         rank = pci_rank.get((s.node, ev.pci))

@@ -19,6 +19,9 @@ def log_missing(what: str, path: str, problem: str) -> str:
 
 def log_next_action(path: str, problem: str, worker_user: str, worker_host: str) -> str:
     folder = path.rsplit("/", 1)[0] or "/"
+    if problem.startswith("not a regular file owned"):
+        return ("check who wrote it (`ls -lL` it): Denpex reads only files owned by the job's user, so a "
+                "symlink to another user's file is never posted")
     if problem == "permission denied":
         return (f"let the Denpex worker's user ({worker_user}) read it, e.g. "
                 f"`setfacl -R -m u:{worker_user}:rX {folder}`, or run the worker in the job owner's group")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import urllib3
@@ -48,6 +49,7 @@ class KubernetesCollector:
         limit_bytes: int = 64 << 20,
         kernel_byte_cap: int = 4 << 20,
         request_timeout: float = 60.0,
+        kernel_parallel: int = 8,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.api = api_client
@@ -59,6 +61,7 @@ class KubernetesCollector:
         self.limit_bytes = limit_bytes
         self.kernel_byte_cap = kernel_byte_cap
         self.request_timeout = request_timeout
+        self.kernel_parallel = kernel_parallel
         self.now = now
 
     # ------------------------------------------------------------------ the protocol
@@ -219,9 +222,11 @@ class KubernetesCollector:
             kubelet_path=self.kubelet_kernel_log,
             byte_cap=self.kernel_byte_cap,
         )
+        kernel.agents()  # list the node-agents once, before the threads share the result
+        with ThreadPoolExecutor(max_workers=self.kernel_parallel) as pool:  # nodes answer independently
+            results = list(pool.map(lambda node: kernel.fetch(node, since, until), nodes))
         out = []
-        for node in nodes:
-            result = kernel.fetch(node, since, until)
+        for node, result in zip(nodes, results, strict=True):
             if result.data is None:
                 what, action = texts.missing_kernel_log(node, result.why)
                 missing.append(MissingEvidence(what=what, next_action=action))

@@ -143,12 +143,12 @@ class SlurmCollector:
             return
         ranks = set()
         for f in found:
-            if f.path in got.seen or not self._readable(f.path, f"log of rank {f.task}", got):
+            if f.path in got.seen or not self._readable(f.path, f"log of rank {f.task}", target, got):
                 continue
             got.seen.add(f.path)
             ranks.add(f.task)
             got.sources.append(LogSource(name=prefix + os.path.basename(f.path), rank=f.task, node=f.node,
-                                         kind="rank", chunks=tails.tail_chunks(f.path, self.cap)))
+                                         kind="rank", chunks=tails.tail_chunks(f.path, self.cap, target.uid)))
         expected = target.num_tasks or (max(ranks) + 1 if ranks else 0)
         absent = sorted(set(range(expected)) - ranks)
         if absent or not found:
@@ -157,22 +157,27 @@ class SlurmCollector:
 
     def _add_combined(self, path: str, target: Job, got: _Gathered, prefix: str) -> None:
         """One file with many ranks' lines (`--label` prefixes) or the batch step's own output."""
-        if path in got.seen or not self._readable(path, f"output of job {target.display_id}", got):
+        if path in got.seen or not self._readable(path, f"output of job {target.display_id}", target, got):
             return
         got.seen.add(path)
         name = prefix + os.path.basename(path)
         if tails.is_labelled(path) and os.path.getsize(path) > self.cap:
-            data, _ = tails.labelled_tail(path, self.cap)
+            data, _ = tails.labelled_tail(path, self.cap, owner=target.uid)
             got.sources.append(LogSource(name=name, data=data, kind="combined"))
             return
         budget = min(self.cap * max(1, target.num_tasks or 1), tails.LABEL_CEILING)
-        got.sources.append(LogSource(name=name, kind="combined", chunks=tails.tail_chunks(path, budget)))
+        got.sources.append(LogSource(name=name, kind="combined",
+                                     chunks=tails.tail_chunks(path, budget, target.uid)))
 
-    def _readable(self, path: str, what: str, got: _Gathered) -> bool:
+    def _readable(self, path: str, what: str, job: Job, got: _Gathered) -> bool:
+        """Readable by the worker, and owned by the job's user: output paths (and the files at them)
+        are the user's choice, so a symlink to someone else's file is never read and posted."""
         try:
-            fd = os.open(path, os.O_RDONLY)
-            os.close(fd)
-            return True
+            fh = tails.open_log(path, job.uid)
+            if fh is not None:
+                fh.close()
+                return True
+            problem = "not a regular file owned by the job's user, not read"
         except FileNotFoundError:
             problem = "does not exist"
         except PermissionError:

@@ -222,7 +222,10 @@ def pattern_regex(pattern: str, v: Values) -> tuple[str, re.Pattern[str]]:
 
 
 def find_files(pattern: str, v: Values) -> list[Found]:
-    """Files on disk matching a pattern, sorted by task id then path (at most MAX_MATCHES)."""
+    """Files on disk matching a pattern, sorted by task id then path (at most MAX_MATCHES). A relative
+    pattern with no known work dir matches nothing (never the worker's own directory)."""
+    if not os.path.isabs(_vars(pattern, v)[0]) and not v.work_dir:
+        return []
     gpat, rx = pattern_regex(pattern, v)
     found: list[Found] = []
     for path in glob.iglob(gpat):

@@ -60,7 +60,7 @@ def record(job: Any) -> dict[str, str]:
         return "(null)" if v is None else str(v)
 
     return {
-        "JobId": s(job.id), "JobName": s(job.name), "UserId": f"{job.user_name}(0)",
+        "JobId": s(job.id), "JobName": s(job.name), "UserId": f"{job.user_name}({job.user_id})",
         "JobState": s(job.state), "Reason": s(job.state_reason),
         "ExitCode": f"{job.exit_code or 0}:{job.exit_code_signal or 0}",
         "DerivedExitCode": f"{job.derived_exit_code or 0}:{job.derived_exit_code_signal or 0}",

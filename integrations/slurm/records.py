@@ -28,7 +28,7 @@ _NULL = frozenset({"", "(null)", "None", "N/A", "Unknown", "UNLIMITED"})
 SACCT_FIELDS = (
     "JobID", "JobIDRaw", "JobName", "State", "ExitCode", "DerivedExitCode", "Reason", "NodeList", "NTasks",
     "Start", "End", "Elapsed", "Timelimit", "MaxRSS", "MaxRSSNode", "MaxRSSTask", "ReqMem", "User",
-    "WorkDir", "SubmitLine",
+    "WorkDir", "UID", "SubmitLine",
 )
 
 
@@ -151,6 +151,7 @@ class Job:
     reason: str | None = None
     nodes: str | None = None
     user: str | None = None
+    uid: int | None = None  # the job owner's uid: only files this user owns are read
     name: str | None = None
     work_dir: str | None = None
     stdout: str | None = None  # expanded path (scontrol only) or an expanded pattern
@@ -217,6 +218,7 @@ def job_from_show(rec: dict[str, str]) -> Job:
         job_id=job_id, display_id=display, state=derive_state(rec), exit_code=rec.get("ExitCode") or "0:0",
         derived_exit_code=value(rec, "DerivedExitCode"), reason=value(rec, "Reason"),
         nodes=value(rec, "NodeList"), user=(value(rec, "UserId") or "").split("(")[0] or None,
+        uid=_uid(value(rec, "UserId")),
         name=value(rec, "JobName"), work_dir=value(rec, "WorkDir"), stdout=value(rec, "StdOut"),
         stderr=value(rec, "StdErr"), start=slurm_time(rec.get("StartTime")),
         end=slurm_time(rec.get("EndTime")), array_job_id=array_job, array_task_id=array_task,
@@ -224,6 +226,12 @@ def job_from_show(rec: dict[str, str]) -> Job:
         num_tasks=int(tasks) if tasks and tasks.isdigit() else None,
         time_limit=value(rec, "TimeLimit"), elapsed=value(rec, "RunTime"), in_memory=True,
     )
+
+
+def _uid(user_id: str | None) -> int | None:
+    """`alice(1000)` -> 1000."""
+    m = re.search(r"\((\d+)\)$", user_id or "")
+    return int(m.group(1)) if m else None
 
 
 def _display_parts(display: str) -> tuple[str | None, str | None, str | None, str | None]:
@@ -244,7 +252,8 @@ def _job_from_row(row: dict[str, str]) -> Job:
         job_id=row["JobIDRaw"], display_id=row["JobID"], state=base_state(row["State"]),
         exit_code=row.get("ExitCode") or "0:0", derived_exit_code=value(row, "DerivedExitCode"),
         reason=value(row, "Reason"), nodes=None if nodes == "None assigned" else nodes,
-        user=value(row, "User"), name=value(row, "JobName"), work_dir=value(row, "WorkDir"),
+        user=value(row, "User"), uid=int(row["UID"]) if (row.get("UID") or "").isdigit() else None,
+        name=value(row, "JobName"), work_dir=value(row, "WorkDir"),
         start=slurm_time(row.get("Start")), end=slurm_time(row.get("End")), array_job_id=array_job,
         array_task_id=array_task, het_job_id=het_job, het_offset=het_offset, elapsed=value(row, "Elapsed"),
         time_limit=value(row, "Timelimit"), req_mem=value(row, "ReqMem"),

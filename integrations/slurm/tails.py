@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
+from typing import BinaryIO
 
 _LABEL = re.compile(rb"^\s*(\d{1,6}): ")
 BLOCK = 1 << 20
@@ -19,15 +21,33 @@ BLOCK = 1 << 20
 LABEL_CEILING = 256 << 20
 
 
-def tail_chunks(path: str, cap: int) -> Callable[[], Iterator[bytes]]:
+def open_log(path: str, owner: int | None = None) -> BinaryIO | None:
+    """Open a log for reading if it is a regular file owned by `owner` (None: anyone), else None.
+
+    Output paths are chosen by the job's user: a FIFO would block the worker (hence O_NONBLOCK and the
+    regular-file check), a symlink to another user's file must not be read and posted. The checks run
+    on the open descriptor, so a file swapped after the collector looked at it is caught too.
+    Raises OSError (missing, permission denied) like `open`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or (owner is not None and st.st_uid != owner):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
+
+
+def tail_chunks(path: str, cap: int, owner: int | None = None) -> Callable[[], Iterator[bytes]]:
     """A `LogSource.chunks` callable streaming the last `cap` bytes of `path` (from a line start).
 
-    The file is opened only when the engine reads it; if it vanished meanwhile nothing is yielded
-    (the collector already checked it was readable)."""
+    The file is opened only when the engine reads it; if it vanished meanwhile, or is no longer the
+    job owner's, nothing is yielded (the collector already checked it)."""
 
     def chunks() -> Iterator[bytes]:
         try:
-            with open(path, "rb") as fh:
+            fh = open_log(path, owner)
+            if fh is None:
+                return
+            with fh:
                 size = os.fstat(fh.fileno()).st_size
                 start = max(0, size - cap)
                 fh.seek(start)
@@ -49,7 +69,10 @@ def tail_chunks(path: str, cap: int) -> Callable[[], Iterator[bytes]]:
 def is_labelled(path: str, sample: int = 64 << 10) -> bool:
     """Whether most lines at the end of the file carry `srun --label` prefixes."""
     try:
-        with open(path, "rb") as fh:
+        fh = open_log(path)
+        if fh is None:
+            return False
+        with fh:
             size = os.fstat(fh.fileno()).st_size
             fh.seek(max(0, size - sample))
             lines = [x for x in fh.read(sample).splitlines() if x.strip()]
@@ -64,7 +87,8 @@ def label_of(line: bytes) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def labelled_tail(path: str, cap: int, ceiling: int = LABEL_CEILING) -> tuple[bytes, bool]:
+def labelled_tail(path: str, cap: int, ceiling: int = LABEL_CEILING, owner: int | None = None,
+                  ) -> tuple[bytes, bool]:
     """The last `cap` bytes of each rank's lines (and of unlabelled lines), in file order.
 
     Returns (data, truncated). Reading stops at the start of the file, or when `ceiling` bytes are
@@ -73,7 +97,10 @@ def labelled_tail(path: str, cap: int, ceiling: int = LABEL_CEILING) -> tuple[by
     per_rank: dict[int | None, int] = {}
     total = read = 0
     truncated = False
-    with open(path, "rb") as fh:
+    fh = open_log(path, owner)
+    if fh is None:
+        return b"", False
+    with fh:
         pos = os.fstat(fh.fileno()).st_size
         rest = b""
         while pos > 0 and total < ceiling and read < 4 * ceiling:

@@ -30,8 +30,15 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.server import build_deps, create_app
 from knowledge.masking import Masker
 from tests.faults.support import posted_threads
-from tests.pipeline.conftest import WorkerProcs, install_demo_job, make_settings, signed, slack_env, \
-    wait_async, worker_env
+from tests.pipeline.conftest import (
+    WorkerProcs,
+    install_demo_job,
+    make_settings,
+    signed,
+    slack_env,
+    wait_async,
+    worker_env,
+)
 from tests.pipeline.test_redis_restart import PersistentRedis
 
 pytestmark = pytest.mark.timeout(60)
@@ -111,16 +118,23 @@ async def test_burst_of_50_with_redis_restart_loses_nothing(
     try:
         procs.start("--processes", "2")
 
-        async def one(i: int, session: aiohttp.ClientSession) -> int:
-            await asyncio.sleep(i * 0.02)  # a burst spread over 1 s, so the restart lands inside it
-            payload = {"cluster": "ci", "job_id": jobs[i], "state": "FAILED"}
-            return await send_until_accepted(session, url, payload, time.monotonic() + 30, answers[jobs[i]])
+        accepted_before = asyncio.Event()
+        restart = threading.Thread(target=aof_redis.restart, kwargs={"down_seconds": 1.0})
 
-        restart = threading.Timer(0.3, aof_redis.restart, kwargs={"down_seconds": 1.0})
-        restart.start()
+        async def one(i: int, session: aiohttp.ClientSession) -> int:
+            await asyncio.sleep(i * 0.03)  # a burst spread over 1.5 s, so the restart lands inside it
+            payload = {"cluster": "ci", "job_id": jobs[i], "state": "FAILED"}
+            status = await send_until_accepted(session, url, payload, time.monotonic() + 30,
+                                               answers[jobs[i]])
+            if sum(log == [202] for log in answers.values()) >= 10 and not accepted_before.is_set():
+                accepted_before.set()
+                restart.start()  # Redis goes down with 10 jobs accepted and 40 still to come
+            return status
+
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=15)) as session:
             finals = await asyncio.gather(*[one(i, session) for i in range(BURST)])
         restart.join(10)
+        assert accepted_before.is_set()
         assert set(finals) <= {200, 202}, Counter(finals)
         retried = sum(1 for log in answers.values() if len(log) > 1)
         assert retried, "the restart happened during the burst: some senders had to retry"

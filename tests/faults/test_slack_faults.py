@@ -56,7 +56,7 @@ async def test_slack_fault_is_retried_and_posted_exactly_once(
         await asyncio.sleep(4.5)
     threads = posted_threads(fake_slack)
     assert list(threads) == [WORK]
-    root, *replies = threads[WORK]
+    _root, *replies = threads[WORK]
     assert replies, "the diagnosis is in the thread"
     ok_posts = [c for c in fake_slack.calls("chat.postMessage") if c.ok]
     texts = [m for m in replies if not m.get("files")]  # the evidence file is shared, not posted

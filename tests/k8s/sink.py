@@ -13,13 +13,12 @@ from typing import Any
 from aiohttp import web
 
 from integrations.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
-from tests.fakes.k8s.server import free_port
 
 
 class HookSink:
     def __init__(self, secret: str = "s3cret") -> None:  # noqa: S107 - a test secret
         self.secret = secret
-        self.port = free_port()
+        self.port = 0  # bound at start()
         self.bodies: list[dict[str, Any]] = []
         self.rejected: list[str] = []
         self.fail_next = 0  # answer 503 to this many requests first
@@ -54,7 +53,8 @@ class HookSink:
             app.router.add_post("/hooks/kubernetes", self._hook)
             runner = web.AppRunner(app, shutdown_timeout=0.5)
             loop.run_until_complete(runner.setup())
-            loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
+            loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
+            self.port = runner.addresses[0][1]
             ready.set()
             loop.run_forever()
             loop.run_until_complete(runner.cleanup())

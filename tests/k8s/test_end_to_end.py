@@ -127,5 +127,7 @@ def test_indexed_job_oom_rank6_to_one_slack_thread(kube: FakeKube, fake_slack: A
     diagnosis = json.loads(redis.Redis.from_url(redis_url).get(diag_key))
     assert diagnosis["initiating"]["rank"] == 6, diagnosis
     # the other ranks' logs were read (from the Job's start on): their NCCL timeouts are the collateral
-    collateral = {r for group in diagnosis["collateral"] for r in group["ranks"]}
-    assert collateral == {0, 1, 2, 3, 4, 5, 7}, diagnosis["collateral"]
+    nccl = {
+        r for group in diagnosis["collateral"] if group["category"] == "nccl_timeout" for r in group["ranks"]
+    }
+    assert nccl == {0, 1, 2, 3, 4, 5, 7}, diagnosis["collateral"]

@@ -18,7 +18,6 @@ from integrations.kubernetes.node_agent import boot_wall_time, create_app, read_
 from knowledge.masking import Masker
 from tests.fakes.k8s import FakeKube
 from tests.fakes.k8s import objects as o
-from tests.fakes.k8s.server import free_port
 from tests.k8s.scenarios import indexed_oom_job
 
 TOKEN = "agent-token-123"
@@ -51,18 +50,19 @@ def kmsg_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def agent(kmsg_file: Path) -> Iterator[str]:
-    """The node-agent app on a free port of 127.0.0.1, in its own thread."""
-    port = free_port()
+    """The node-agent app on a free port of 127.0.0.1 (chosen by the OS), in its own thread."""
     app = create_app(token=TOKEN, mask=Masker.default().mask, source=str(kmsg_file), boot=lambda: BOOT)
     loop = asyncio.new_event_loop()
     ready = threading.Event()
+    bound: list[int] = []
 
     def run() -> None:
         from aiohttp import web
 
         runner = web.AppRunner(app, shutdown_timeout=0.5)
         loop.run_until_complete(runner.setup())
-        loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", port).start())
+        loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
+        bound.append(runner.addresses[0][1])
         ready.set()
         loop.run_forever()
         loop.run_until_complete(runner.cleanup())
@@ -70,7 +70,7 @@ def agent(kmsg_file: Path) -> Iterator[str]:
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     ready.wait(10)
-    yield f"http://127.0.0.1:{port}"
+    yield f"http://127.0.0.1:{bound[0]}"
     loop.call_soon_threadsafe(loop.stop)
     thread.join(10)
 

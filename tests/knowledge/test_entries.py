@@ -247,6 +247,14 @@ EXAMPLES: list[tuple[str, str]] = [
         "xid-gpu-fault-other",
     ),
     (
+        "Dec  2 11:38:46 worker4 kernel: [  218.250408] NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)",
+        "xid-gpu-fault-other",
+    ),
+    (
+        "[  +0.000316] pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer",
+        "xid-79-fallen-off-bus",
+    ),
+    (
         "NVRM: Xid (PCI:0000:41:00): 31, pid=1234, name=python, Ch 00000008, intr 00000000. MMU Fault: ENGINE "
         "GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_12340000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ",
         "xid-application-fault",
@@ -335,6 +343,23 @@ EXAMPLES: list[tuple[str, str]] = [
         "ImportError: tokenizers>=0.14,<0.19 is required for a normal functioning of this module, but found "
         "tokenizers==0.19.1.",
         "env-import-undefined-symbol",
+    ),
+    ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "env-cuda-driver-mismatch"),
+    ("AssertionError: Torch not compiled with CUDA enabled", "env-cuda-driver-mismatch"),
+    ("RuntimeError: Error building extension 'fused_adam'", "env-import-undefined-symbol"),
+    (
+        "RuntimeError: cublas runtime error : the GPU program failed to execute at /pytorch/aten/src/THC/THCBlas.cu:411",
+        "cudnn-cublas-error",
+    ),
+    (
+        "RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase the "
+        "limit using `ulimit -n` in the shell or change the sharing strategy",
+        "dataloader-worker-shm",
+    ),
+    (
+        "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=7']' died with "
+        "<Signals.SIGSEGV: 11>.",
+        "segfault-native-crash",
     ),
     # storage
     (
@@ -461,6 +486,9 @@ BENIGN: list[str] = [
     "babel-0-31:2324239:2324522 [3] NCCL INFO ncclCommInitRank comm 0x5584021f39f0 rank 3 nranks 4 cudaDev 3 "
     "nvmlDev 3 busId e1000 commId 0xb886029f29f1a815 - Init COMPLETE",
     "Train:  20%|█▉        | 375/1881 [3:40:16<14:52:25, 35.55s/it]",
+    "[  +0.000005] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)",
+    "|   0  NVIDIA A100-SXM4-80GB   On   | 00000000:07:00.0 Off |                    0 |",
+    "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
 ]
 
 # Lines that show up early in healthy runs: they may count as collateral, never as a primary cause

@@ -20,6 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from denpex.models import LogSource
+from knowledge.engine import Engine
 from knowledge.masking import Masker, SecretRule, load_rules, mask_token
 
 hyperscan = pytest.importorskip("hyperscan")
@@ -321,6 +323,27 @@ def test_private_key_block_across_lines() -> None:
     assert stream.line(lines[1], ["private_key_block"]) == lines[1] and stream.in_block
     assert stream.line(body[0], []) == mask_token("private_key")
     assert stream.line(lines[-2], []) == lines[-2] and not stream.in_block
+
+
+def test_key_body_cut_off_at_the_top_is_masked_up_to_its_end_marker() -> None:
+    """A tail window that starts inside a key block: no BEGIN line, only base64 lines and END."""
+    body = ["[default0]:" + line for line in _pem_lines(random.Random(4))[-5:]]
+    lines = ["step 10 loss=2.0", *body, "[default0]:-----END RSA PRIVATE KEY-----", "after"]
+    out = MASKER.mask_lines(lines)
+    assert out == ["step 10 loss=2.0", *[mask_token("private_key")] * 5, *lines[-2:]]
+    assert MASKER.mask("\n".join(lines)) == "\n".join(out)
+
+
+def test_diagnosis_of_logs_full_of_secrets_holds_none(engine: Engine) -> None:
+    """End to end through the engine: evidence, tails and node lines are all masked."""
+    sources, secrets = [], []
+    oom = "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    for i, path in enumerate(p for p in sorted(CORPUS.iterdir()) if p.name != "README.md"):
+        text, values, _ = _render_corpus(path, seed=11)
+        secrets += [part for value in values for part in value.split("\n")]
+        sources.append(LogSource(name=f"rank{i}.log", data=(text + oom + text).encode()))
+    rendered = engine.diagnose(sources).model_dump_json()
+    assert [s for s in secrets if s in rendered] == []
 
 
 def test_truncated_private_key_block_stops_after_a_bound() -> None:

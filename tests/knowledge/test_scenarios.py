@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from denpex.models import Diagnosis
+from knowledge.engine import Engine
 from tests.knowledge import scenarios
 
 Run = Callable[[Path], Diagnosis]
@@ -113,3 +114,67 @@ def test_local_ranks_of_a_second_node_become_global(tmp_path: Path, diagnose_dir
     diag = diagnose_dir(tmp_path)
     assert diag.category == "gpu_oom"
     assert diag.initiating.rank == 13
+
+
+def test_scheduler_record_is_a_summary_not_the_first_failure(engine: Engine) -> None:
+    """srun --label output without times; the scheduler's record carries a time but came after."""
+    from denpex.models import LogSource
+
+    combined = (
+        b"0: rank 0: step 1 loss=2.31\n1: rank 1: step 1 loss=2.31\n1: Traceback (most recent call last):\n"
+        b"1: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+        b"srun: error: vm: task 1: Exited with exit code 1\n"
+    )
+    record = (
+        b"slurm: JobId=97 JobName=label NodeList=vm NumTasks=2 End=2026-11-29T19:31:15\n"
+        b"slurm: JobState=CANCELLED ExitCode=0:15\n"
+        b"slurmstepd: error: *** STEP 97.0 ON vm CANCELLED AT 2026-11-29T19:31:15 ***\n"
+    )
+    diag = engine.diagnose(
+        [
+            LogSource(name="label_97.out", data=combined),
+            LogSource(name="job-97", data=record, kind="scheduler"),
+        ]
+    )
+    assert diag.category == "gpu_oom"
+    assert diag.initiating.rank == 1
+
+
+def test_untimed_combined_log_orders_ranks_by_line(engine: Engine) -> None:
+    from denpex.models import LogSource
+
+    data = (
+        b"[rank3]: Traceback (most recent call last):\n"
+        b"[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+        b"[rank0]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, remote "
+        b"process exited or there was a network error, NCCL version 2.21.5\n"
+        b"[rank0]: ncclRemoteError: A call failed possibly due to a network error or a remote process "
+        b"exiting prematurely.\n"
+    )
+    diag = engine.diagnose([LogSource(name="combined.log", data=data)])
+    assert diag.initiating.rank == 3
+    assert diag.category == "gpu_oom"
+
+
+def test_application_xid_is_evidence_not_the_cause(tmp_path: Path, diagnose_dir: Run) -> None:
+    """Xid 13 (graphics engine exception) follows the rank's illegal memory access: a software bug."""
+    scenarios.write(
+        tmp_path,
+        "rank0.log",
+        [
+            *scenarios.training(0, 20),
+            "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered",
+            "[rank0]: CUDA kernel errors might be asynchronously reported at some other API call.",
+        ],
+    )
+    scenarios.write(
+        tmp_path,
+        "node-gpu-01.dmesg",
+        [
+            "[Fri Nov 20 03:01:30 2026] NVRM: Xid (PCI:0000:1b:00): 13, pid=4242, name=python, Graphics "
+            "SM Warp Exception on (GPC 0, TPC 1, SM 0): Out Of Range Address"
+        ],
+    )
+    diag = diagnose_dir(tmp_path)
+    assert diag.category == "cuda_illegal_access"
+    assert diag.initiating.rank == 0

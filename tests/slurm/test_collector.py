@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ from denpex.models import Evidence, JobRef
 from integrations.base import UnknownJob
 from integrations.slurm import CliBackend, SlurmCollector
 from knowledge.engine import Engine
-from tests.slurm.support import ROOT, Cluster
+from tests.slurm.support import ROOT, Cluster, sh
 
 CUDA_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
 TWO_RANKS = f"""#!/bin/bash
@@ -108,6 +110,7 @@ def collect_as(user: str, job_id: str) -> list[dict[str, str]]:
     """Run the collector in a forked child that dropped root for `user` (the worker's own user in a
     real deployment); returns its missing evidence."""
     pw = pwd.getpwnam(user)
+    collect(job_id)  # as root first: the child cannot import what lives under /root (lazy stdlib imports)
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: never return into pytest
@@ -118,13 +121,17 @@ def collect_as(user: str, job_id: str) -> list[dict[str, str]]:
             os.setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid)
             ev = collect(job_id)
             os.write(write, json.dumps([m.model_dump() for m in ev.missing]).encode())
+        except BaseException as exc:  # report it to the parent, which fails the test with it
+            os.write(write, json.dumps({"error": repr(exc)}).encode())
         finally:
             os._exit(0)
     os.close(write)
     with os.fdopen(read, "rb") as fh:
         data = fh.read()
     os.waitpid(pid, 0)
-    return json.loads(data or b"null")
+    result = json.loads(data)
+    assert isinstance(result, list), result
+    return result
 
 
 def test_unreadable_logs_as_an_unprivileged_worker(slurm_cluster: Cluster) -> None:
@@ -181,3 +188,32 @@ def test_collector_is_registered_for_the_worker() -> None:
 def test_scripts_are_committed_executable() -> None:
     for name in ("dev-cluster.sh", "denpex-slurm-hook", "sync-masking-rules"):
         assert (Path(ROOT, "deploy", "slurm", name).stat().st_mode & 0o111) == 0o111, name
+
+
+def test_only_the_job_owners_regular_files_are_read(slurm_cluster: Cluster, tmp_path: Path) -> None:
+    """Output paths are the user's choice: a symlink to another user's file, or a FIFO that would block
+    the worker, must not be read (the worker often runs with more rights than the job's user)."""
+    shared = Path(tempfile.mkdtemp(prefix="denpex-owner-"))
+    try:
+        shared.chmod(0o777)  # the job runs as nobody and writes here
+        secret = tmp_path / "root-only.txt"
+        secret.write_text("ROOT_ONLY_CONTENT must never be posted\n")
+        script = TWO_RANKS.format(opts=f"--output={shared}/own_%j_%t.log")
+        path = shared / "own.sh"
+        path.write_text(script)
+        job = sh("sbatch", "--parsable", "--uid=nobody", "-n", "2", "-D", str(shared), "-o", "own_%j.out",
+                 str(path)).strip()
+        slurm_cluster.wait_done(job)
+        slurm_cluster.accounted(job)
+        (shared / f"own_{job}_1.log").unlink()
+        (shared / f"own_{job}_1.log").symlink_to(secret)
+        (shared / f"own_{job}_0.log").unlink()
+        os.mkfifo(shared / f"own_{job}_0.log")
+        ev = collect(job)
+        everything = "".join(b"".join(s.open_bytes()).decode() for s in ev.sources)
+        assert "ROOT_ONLY_CONTENT" not in everything and ranks(ev) == {}
+        refused = [m for m in ev.missing if "not a regular file owned by the job's user" in m.what]
+        assert len(refused) == 2, ev.missing
+        assert "task 1: Exited with exit code 1" in everything  # the job's own output is read
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

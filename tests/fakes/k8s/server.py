@@ -286,7 +286,7 @@ class FakeKubeServer:
 
     def __init__(self, store: Store, port: int | None = None) -> None:
         self.store = store
-        self.port = port or free_port()
+        self.port = port or 0  # 0: the OS picks a free port at the first start; restarts reuse it
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
@@ -310,6 +310,7 @@ class FakeKubeServer:
                 loop.run_until_complete(self._runner.setup())
                 site = web.TCPSite(self._runner, "127.0.0.1", self.port, reuse_address=True)
                 loop.run_until_complete(site.start())
+                self.port = self._runner.addresses[0][1]
             except BaseException as exc:  # reported to the starting thread
                 errors.append(exc)
                 ready.set()

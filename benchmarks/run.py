@@ -1,0 +1,112 @@
+"""Denpex benchmarks: scan throughput vs ripgrep, peak RSS, webhook → Slack latency, /healthz in a storm.
+
+    .venv/bin/python -m benchmarks.run --quick     # ~3 min: small log sets, 20 failures
+    .venv/bin/python -m benchmarks.run             # full: 8/64/512 ranks, 50 failures of 64 × 8 MB
+    .venv/bin/python -m benchmarks.run --big       # adds 512 ranks × 64 MB = 32 GB (needs ~35 GB free)
+    .venv/bin/python -m benchmarks.run --only scan,e2e,storm --json out.json
+
+Not part of the test run. Prints Markdown tables (the README's `benchmarks` section comes from them)
+and optionally writes every number as JSON. Generated logs go to --workdir (default: a temp folder
+under /var/tmp) and are deleted at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import e2e, scan
+
+QUICK = [(8, 8.0), (64, 2.0), (512, 1.0)]
+FULL = [(8, 64.0), (64, 16.0), (512, 4.0)]
+BIG = [(512, 64.0)]
+
+
+def parse() -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sets and 20 failures (a smoke run)")
+    ap.add_argument("--big", action="store_true", help="also scan 512 ranks × 64 MB (~32 GB on disk)")
+    ap.add_argument("--only", default="scan,e2e,storm", help="comma-separated sections")
+    ap.add_argument("--failures", type=int, default=None, help="webhooks in the latency run (50; quick 20)")
+    ap.add_argument("--interval", type=float, default=1.0, help="seconds between failure webhooks")
+    ap.add_argument("--workers", type=int, default=4, help="`denpex worker --processes`")
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each scan contender (best reported)")
+    ap.add_argument("--seed", type=int, default=1, help="picks the failing rank and its position")
+    ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--json", type=Path, default=None, help="also write all results here")
+    return ap.parse_args()
+
+
+def check_space(workdir: Path, needed_gb: float) -> None:
+    free = shutil.disk_usage(workdir).free / 1e9
+    if free < needed_gb * 1.1:
+        sys.exit(f"{workdir}: {free:.0f} GB free, {needed_gb:.0f} GB needed; use --workdir elsewhere")
+
+
+def run_scans(a: argparse.Namespace, workdir: Path) -> list[scan.ScanResult]:
+    configs = (QUICK if a.quick else FULL) + (BIG if a.big else [])
+    results = []
+    for ranks, mb in configs:
+        check_space(workdir, ranks * mb / 1000 + 1)
+        print(f"scan: {ranks} ranks × {mb:g} MB", file=sys.stderr)
+        repeat = 1 if ranks * mb > 8000 else a.repeat
+        results.append(scan.measure(workdir, ranks, mb, repeat, a.seed, keep=False))
+    return results
+
+
+def report(out: dict[str, Any]) -> None:
+    print(f"\nmachine: {out['machine']}; load average at start {out['load']}\n")
+    if "scan" in out:
+        print(scan.table([scan.ScanResult(**r) for r in out["scan"]]))
+    if "e2e" in out:
+        e = out["e2e"]
+        print(f"\n| webhook → Slack ({e['n']} failures, {e['ranks']} ranks × {e['mb_per_rank']:g} MB = "
+              f"{e['gb_per_job']} GB each, one every {e['interval']:g} s, {e['processes']} workers) "
+              "| p50 s | p99 s | max s |\n|---|---|---|---|")
+        for what, key in (("root message posted", "root"), ("whole thread posted", "thread")):
+            s = e[key]
+            print(f"| {what} | {s['p50']} | {s['p99']} | {s['max']} |")
+    if "storm" in out:
+        s, h = out["storm"], out["storm"]["healthz"]
+        print(f"\n| `/healthz` | p50 ms | p95 ms | max ms |\n|---|---|---|---|\n"
+              f"| idle | {s['healthz_idle']['p50_ms']} | {s['healthz_idle']['p95_ms']} | - |\n"
+              f"| during {s['reports']} duplicate reports ({s['seconds']} s, {s['statuses']}) | "
+              f"{h['p50_ms']} | {h['p95_ms']} | {h['max_ms']} |")
+
+
+def main() -> int:
+    a = parse()
+    if shutil.which("rg") is None or shutil.which("redis-server") is None:
+        sys.exit("needs ripgrep and redis-server: apt-get install ripgrep redis-server")
+    sections = set(a.only.split(","))
+    workdir = Path(tempfile.mkdtemp(prefix="denpex-bench-", dir=a.workdir or "/var/tmp"))
+    out: dict[str, Any] = {"machine": f"{os.cpu_count()} CPUs, {platform.processor() or platform.machine()}",
+                           "load": [round(x, 2) for x in os.getloadavg()], "started": time.time()}
+    try:
+        if "scan" in sections:
+            out["scan"] = scan.as_json(run_scans(a, workdir))
+        if "e2e" in sections:
+            n = a.failures or (20 if a.quick else 50)
+            out["e2e"] = e2e.pipeline_latency(workdir, failures=n, ranks=64, mb_per_rank=8.0,
+                                              processes=a.workers, interval=a.interval, seed=a.seed)
+        if "storm" in sections:
+            out["storm"] = e2e.healthz_storm(workdir, 1000)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    report(out)
+    if a.json:
+        a.json.write_text(json.dumps(out, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

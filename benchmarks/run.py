@@ -60,6 +60,7 @@ def run_scans(a: argparse.Namespace, workdir: Path) -> list[scan.ScanResult]:
         print(f"scan: {ranks} ranks × {mb:g} MB", file=sys.stderr)
         repeat = 1 if ranks * mb > 8000 else a.repeat
         results.append(scan.measure(workdir, ranks, mb, repeat, a.seed, keep=False))
+        print(scan.table(results[-1:]).splitlines()[-1], file=sys.stderr)
     return results
 
 
@@ -72,7 +73,8 @@ def report(out: dict[str, Any]) -> None:
         print(f"\n| webhook → Slack ({e['n']} failures, {e['ranks']} ranks × {e['mb_per_rank']:g} MB = "
               f"{e['gb_per_job']} GB each, one every {e['interval']:g} s, {e['processes']} workers) "
               "| p50 s | p99 s | max s |\n|---|---|---|---|")
-        for what, key in (("root message posted", "root"), ("whole thread posted", "thread")):
+        for what, key in (("root message posted", "root"), ("whole thread posted", "thread"),
+                          ("of which `Engine.diagnose` (stats.seconds)", "engine")):
             s = e[key]
             print(f"| {what} | {s['p50']} | {s['p99']} | {s['max']} |")
     if "storm" in out:

@@ -174,7 +174,11 @@ def main() -> int:
         cmd = [sys.executable, "-c", CHILD, str(logs), str(a.entries or ""), str(a.repeat)]
         if shutil.which("taskset"):
             cmd = ["taskset", "-c", "0", *cmd]
-        eng = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout)
+        child = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if child.returncode != 0:
+            print(child.stderr[-2000:], file=sys.stderr)
+            return 1
+        eng = json.loads(child.stdout)
         rg_wall, rg_cpu = _time_rg(patterns, logs, a.repeat)
         gb = total / 1e9
         print(

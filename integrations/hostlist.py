@@ -51,6 +51,8 @@ def _expand_range(body: str) -> list[str]:
         width = len(lo) if lo.startswith("0") and len(lo) > 1 else 0
         if int(hi) < int(lo) or int(hi) - int(lo) >= MAX_HOSTS:
             raise HostlistError(f"bad range {item!r}")
+        if len(values) + int(hi) - int(lo) >= MAX_HOSTS:  # `[0-65000,0-65000,...]`: bound the sum too
+            raise HostlistError("hostlist expands to too many hosts")
         values.extend(str(n).zfill(width) for n in range(int(lo), int(hi) + 1))
     return values
 
@@ -77,8 +79,13 @@ def expand(expr: str) -> list[str]:
     """Expand a Slurm hostlist into node names, in order, without duplicates."""
     names: list[str] = []
     seen: set[str] = set()
+    produced = 0  # duplicates count too: `a[0-65000],a[0-65000],...` must not spin for minutes
     for item in _split_top(expr.strip()):
-        for name in _expand_one(item):
+        expanded = _expand_one(item)
+        produced += len(expanded)
+        if produced > 4 * MAX_HOSTS:
+            raise HostlistError("hostlist expands to too many hosts")
+        for name in expanded:
             if name not in seen:
                 seen.add(name)
                 names.append(name)

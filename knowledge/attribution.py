@@ -9,6 +9,7 @@ differently (desynchronised, silent, lagging) is the likely initiator.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -52,11 +53,16 @@ def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
     for ss in by_entry.values():
         entry = ss[0].entry
         weights = {s.pattern.sig_id: s.pattern.weight for s in ss}
+        lines_by_source: dict[int, list[int]] = {}
+        for s in ss:
+            lines_by_source.setdefault(s.source, []).append(s.line)
+        for ls in lines_by_source.values():
+            ls.sort()
         ctx: dict[str, tuple[float, tuple[int, LineHit]]] = {}
         for src, hit, p in job.context.get(entry.id, []):
-            if p.sig_id in ctx:
-                continue
-            if p.window == 0 or any(s.source == src and abs(s.line - hit.line) <= p.window for s in ss):
+            if p.sig_id not in ctx and (
+                p.window == 0 or _near(lines_by_source.get(src, []), hit.line, p.window)
+            ):
                 ctx[p.sig_id] = (p.weight, (src, hit))
         if entry.requires_context and not ctx:
             continue
@@ -64,6 +70,12 @@ def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
         out.append(Scored(entry, total, ss, [c for _, c in ctx.values()]))
     out.sort(key=lambda s: (-s.score, -s.entry.priority, s.entry.id))
     return out
+
+
+def _near(sorted_lines: list[int], line: int, window: int) -> bool:
+    """Is some line of `sorted_lines` within `window` lines of `line`?"""
+    i = bisect_left(sorted_lines, line - window)
+    return i < len(sorted_lines) and sorted_lines[i] <= line + window
 
 
 @dataclass(slots=True)
@@ -89,7 +101,8 @@ def _candidates(job: Job) -> list[_Cand]:
         scored = score_entries(prims, job)
         if not scored:
             continue
-        fitting = [s for s in prims if any(s in sc.signals for sc in scored)]
+        fits = {id(x) for sc in scored for x in sc.signals}
+        fitting = [s for s in prims if id(s) in fits]
         first = min(fitting, key=Signal.order)
         cands.append(
             _Cand(
@@ -107,17 +120,27 @@ def _candidates(job: Job) -> list[_Cand]:
 
 def _bound_untimed(job: Job, cands: list[_Cand]) -> dict[int, float]:
     """An untimed line happened no later than the next timed line of the same file."""
+    timed: dict[int, list[tuple[int, float]]] = {}
+    for s in job.signals:
+        t = s.abs_time()
+        if t is not None:
+            timed.setdefault(s.source, []).append((s.line, t))
+    suffix: dict[int, tuple[list[int], list[float]]] = {}
+    for src, pairs in timed.items():
+        pairs.sort()
+        mins, low = [], float("inf")
+        for _, t in reversed(pairs):
+            low = min(low, t)
+            mins.append(low)
+        suffix[src] = ([line for line, _ in pairs], mins[::-1])
     out: dict[int, float] = {}
     for i, c in enumerate(cands):
-        if c.first.abs_time() is not None or c.kernel:
+        if c.first.abs_time() is not None or c.kernel or c.first.source not in suffix:
             continue
-        later = [
-            t
-            for s in job.signals
-            if s.source == c.first.source and s.line > c.first.line and (t := s.abs_time()) is not None
-        ]
-        if later:
-            out[i] = min(later) - 1e-6
+        lines, mins = suffix[c.first.source]
+        k = bisect_right(lines, c.first.line)
+        if k < len(lines):
+            out[i] = mins[k] - 1e-6
     return out
 
 
@@ -224,6 +247,8 @@ def _locate(job: Job, v: Verdict, chosen: _Cand) -> None:
         v.node = name
         on_node = sorted(r for r, n in job.rank_node.items() if n == name)
         v.rank = on_node[0] if len(on_node) == 1 else None
+        if len(on_node) > 1:
+            v.notes.append(wording.implicated(name, on_node))
     else:
         v.node = first.node
     for s in v.evidence:

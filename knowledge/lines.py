@@ -138,11 +138,17 @@ def _frac(s: str | None) -> float:
     return float("0." + s) if s else 0.0
 
 
+#: stamps outside these years are noise (and would not render back to a date)
+_MIN_TS = datetime(1971, 1, 1, tzinfo=UTC).timestamp()
+_MAX_TS = datetime(9000, 1, 1, tzinfo=UTC).timestamp()
+
+
 def _mk(y: int, mo: int, d: int, h: int, mi: int, s: int, frac: float, offset: float = 0.0) -> float | None:
     try:
-        return datetime(y, mo, d, h, mi, s, tzinfo=UTC).timestamp() + frac - offset
+        v = datetime(y, mo, d, h, mi, s, tzinfo=UTC).timestamp() + frac - offset
     except (ValueError, OverflowError):
         return None
+    return v if _MIN_TS <= v <= _MAX_TS else None
 
 
 def _tz(z: str | None) -> float:

@@ -42,7 +42,8 @@ _PEM_BODY = re.compile(r"(?:^|[\s:\]>|])[A-Za-z0-9+/]{4,}={0,2}[ \t\r]*$")
 _MASK_TOKENS = re.compile(r"(?:\[MASKED:[a-z0-9_]+\])+")
 _PLACEHOLDER = re.compile(
     r"none|null|nil|true|false|undefined|n/a|\[?redacted\]?|<[^<>]*>|\*+|x{3,}|\.{3,}"
-    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s",
+    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s"
+    r"|(?:[A-Za-z_]\w*\.)+\w*(?:password|passwd|secret|token|key)|password|passwd|secret|token",  # code
     re.IGNORECASE,
 )
 
@@ -240,7 +241,8 @@ class Masker:
             pos = end
         masked = "".join(out)
         first = masked.find(_KEY_MARKER)
-        if first >= 0 and "-----BEGIN" not in masked[:first] and _END_MARKER in masked[:first + 40]:
+        same_line_end = masked.rfind(_END_MARKER, 0, first) > masked.rfind("\n", 0, first)
+        if first >= 0 and same_line_end and "-----BEGIN" not in masked[:first]:
             return "\n".join(self._orphan_block(masked.split("\n")))
         return masked
 

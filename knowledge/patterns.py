@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -132,17 +132,19 @@ class PatternSet:
                     bad.append(p)
             return ok, bad
 
-    def scan(self, data: memoryview | bytes, on_hit_cap: Callable[[int], bool] | None = None) -> list[Hit]:
-        """All hits in `data`. `on_hit_cap(idx)` returns False to drop a hit (per-pattern caps)."""
+    def scan(self, data: memoryview | bytes, budget: list[int] | None = None) -> list[Hit]:
+        """All hits in `data`, in offset order. `budget[idx]` (decremented here) caps the hits kept per
+        pattern, so a pattern that matches every line costs a callback, not memory."""
         hits: list[Hit] = []
         append = hits.append
         fan = self._fan
-        keep = on_hit_cap or (lambda _idx: True)
+        left = budget if budget is not None else [1 << 62] * len(self.patterns)
         if self._hs is not None:
 
             def cb(rep: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
                 for idx in fan[rep]:
-                    if keep(idx):
+                    if left[idx] > 0:
+                        left[idx] -= 1
                         append((idx, to))
 
             self._hs.scan(data, match_event_handler=cb)
@@ -152,9 +154,10 @@ class PatternSet:
                 single = self.patterns[rep].single
                 for m in rx.finditer(raw):
                     for idx in fan[rep]:
-                        if keep(idx):
+                        if left[idx] > 0:
+                            left[idx] -= 1
                             append((idx, m.end()))
-                    if m.end() == m.start() or single:
+                    if m.end() == m.start() or single or not any(left[i] > 0 for i in fan[rep]):
                         break
         hits.sort(key=lambda h: h[1])
         return hits

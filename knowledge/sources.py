@@ -20,8 +20,9 @@ class UnreadableInput(Exception):
 
 
 _KERNEL_NAME = re.compile(r"(?:^|[._-])(?:dmesg|kern(?:el)?(?:\.log)?|syslog|journal)(?:[._-]|$)", re.I)
+#: `slurm*.log`, `*.sacct`, `scheduler*`: scheduler facts (`slurm-<job>.out` is the job's own output)
 _SCHED_NAME = re.compile(
-    r"(?:^slurm|\.sacct$|^sacct|^scheduler|^sbatch|scontrol|kube.?events|pod.?status)", re.I
+    r"(?:^slurm.*\.log$|\.sacct$|^sacct|^scheduler|^scontrol|kube.?events|pod.?status)", re.I
 )
 _RANK_PATTERNS = (
     re.compile(r"(?:^|[^a-z])rank[_-]?(\d{1,6})(?:\D|$)", re.I),
@@ -49,6 +50,8 @@ def infer_kind(name: str) -> SourceKind:
 def infer_rank(name: str) -> int | None:
     """The rank a file name encodes, or None (`rank3.log`, `job_123_3.out`, `train-worker-3.log`)."""
     base = os.path.basename(name)
+    if base.lower().startswith("slurm-"):  # Slurm's default `slurm-%j.out` / `slurm-%A_%a.out`: job ids
+        return None
     for pattern in _RANK_PATTERNS:
         m = pattern.search(base)
         if m:

@@ -71,6 +71,13 @@ def xid_note(code: int, name: str | None, node: str | None, pci: str, rank: int 
     return f"Kernel log: Xid {code}{meaning}{where}, GPU at PCI {pci}{who}."
 
 
+def implicated(node: str, ranks: Iterable[int]) -> str:
+    return (
+        f"The logs do not say which GPU each rank used, so every rank on {node} is implicated: "
+        f"ranks {ranges(ranks)}."
+    )
+
+
 def clock_fallback() -> str:
     return (
         "Timestamps were missing or not comparable across sources, so the order of failures was "

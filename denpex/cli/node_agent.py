@@ -6,11 +6,12 @@ import sys
 
 import typer
 
+from denpex.texts import k8s as texts
 from denpex.texts import service as service_texts
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("node-agent", help="Serve this node's masked kernel log (GET /kernel-log) to the worker.")
+    @app.command("node-agent", help=texts.NODE_AGENT_HELP)
     def node_agent(
         host: str = typer.Option("0.0.0.0", "--host", help="Address to listen on."),
         port: int = typer.Option(8475, "--port", help="Port to listen on (the pod's `kernel-log` port)."),

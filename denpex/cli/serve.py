@@ -8,6 +8,8 @@ import typer
 
 from denpex.texts import service as texts
 
+LISTEN_BACKLOG = 4096
+
 
 def register(app: typer.Typer) -> None:
     @app.command("serve", help=texts.SERVE_HELP)
@@ -35,6 +37,8 @@ def run(host: str, port: int) -> int:
         print(texts.error("serve", str(exc)), file=sys.stderr)
         return 2
     deps.extra_routes.extend(slack_route_installers(settings, deps))
+    # A large accept backlog: when every node's epilog reports at once, new connections (kubelet's
+    # /healthz probe among them) must not be dropped and retried after a 1 s SYN timeout.
     web.run_app(create_app(settings, deps), host=host, port=port, access_log=None, print=None,
-                shutdown_timeout=10)
+                shutdown_timeout=10, backlog=LISTEN_BACKLOG)
     return 0

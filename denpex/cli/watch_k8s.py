@@ -12,7 +12,7 @@ from denpex.texts import service as service_texts
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("watch-k8s", help="Watch Kubernetes training jobs and report each failure to DENPEX_URL.")
+    @app.command("watch-k8s", help=texts.WATCH_HELP)
     def watch_k8s(
         kubeconfig: str = typer.Option(
             None,

@@ -35,6 +35,9 @@ def missing_job(namespace: str, name: str) -> tuple[str, str]:
     )
 
 
+WATCH_HELP = "Watch Kubernetes training jobs (Job, PyTorchJob, JobSet) and report each failure to DENPEX_URL."
+NODE_AGENT_HELP = "Serve this node's masked kernel log (GET /kernel-log) to the Denpex worker."
+
 UNAUTHORIZED = "401: a valid bearer token (DENPEX_NODE_AGENT_TOKEN) is required\n"
 NO_KERNEL_LOG = "the kernel ring buffer cannot be read here (needs CAP_SYSLOG): {error}\n"
 

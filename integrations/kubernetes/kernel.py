@@ -25,7 +25,9 @@ from integrations.kubernetes.api import list_all, node_proxy_path, raw_get
 
 log = logging.getLogger(__name__)
 
-AGENT_SELECTOR = "app.kubernetes.io/name=denpex,app.kubernetes.io/component=node-agent"
+#: the chart's node-agent pods (any release name or nameOverride); they must also expose a port
+#: named `kernel-log`, and the worker looks only in DENPEX_NODE_AGENT_NAMESPACE when that is set
+AGENT_SELECTOR = "app.kubernetes.io/component=node-agent"
 AGENT_PORT_NAME = "kernel-log"
 _ISO = re.compile(r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)")
 _SYSLOG = re.compile(r"^([A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2})")

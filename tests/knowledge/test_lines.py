@@ -66,6 +66,8 @@ def test_raw_dmesg_is_relative_and_missing_is_none() -> None:
     assert st is not None and st.relative and st.value == pytest.approx(12345.678901)
     assert parse_timestamp("no time here") is None
     assert parse_timestamp("2026-13-45 99:99:99 impossible") is None
+    assert parse_timestamp("0001-01-01T00:00:00+14:00 before year one") is None
+    assert parse_timestamp("9999-12-31T23:59:59-14:00 after year 9999") is None
 
 
 def test_iso_rendering() -> None:

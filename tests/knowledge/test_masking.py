@@ -222,6 +222,7 @@ FALSE_POSITIVES = [
     "GPU-5f2c1a3e-9b7d-4c1e-8f3a-2b6d9e0c1a4f uuid=5f2c1a3e-9b7d-4c1e-8f3a-2b6d9e0c1a4f",
     "  File \"/opt/conda/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py\", line 3683",
     "    if token == expected_token:",
+    "    conn = psycopg2.connect(host=args.host, password=args.password, token=self.api_token)",
     "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0.",
     "wandb: Appending key for api.wandb.ai to your netrc file: /home/alice/.netrc",
     "[MASKED:hf_token] password=[MASKED:password] postgres://app:[MASKED:url_password]@db",

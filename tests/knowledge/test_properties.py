@@ -36,7 +36,9 @@ def test_line_parsers_accept_any_text(text: str) -> None:
     lines.clean(text)
     lines.segments(text)
     lines.parse_rank(text)
-    lines.parse_timestamp(text, 2026)
+    stamp = lines.parse_timestamp(text, 2026)
+    if stamp is not None:
+        stamp.iso()
     lines.parse_step(text)
     lines.reported_rank(text)
     facts.parse_xid(text)

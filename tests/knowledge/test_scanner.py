@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -112,3 +113,20 @@ def test_chunked_sources_are_reassembled() -> None:
     src = LogSource(name="pod.log", chunks=lambda: iter(pieces))
     result = Scanner(PatternSet(PATTERNS), chunk=1 << 16).scan(src, 2026)
     assert [h.line for h in result.hits] == [2]
+
+
+def test_python_fallback_finds_the_same_hits(monkeypatch: pytest.MonkeyPatch) -> None:
+    import knowledge.patterns as patterns_module
+
+    data = "".join(line + "\n" for line in VOCAB * 3).encode()
+    fast = Scanner(PatternSet(PATTERNS), chunk=1024).scan(LogSource(name="a", data=data), 2026)
+    monkeypatch.setattr(patterns_module, "hyperscan", None)
+    slow_set = PatternSet(PATTERNS)
+    assert slow_set.backend == "python"
+    slow = Scanner(slow_set, chunk=1024).scan(LogSource(name="a", data=data), 2026)
+
+    def found(scan: object) -> list[tuple[int, list[int]]]:
+        return [(h.line, sorted(h.patterns)) for h in scan.hits]  # type: ignore[attr-defined]
+
+    assert found(fast) == found(slow)
+    assert fast.masks == slow.masks

@@ -23,6 +23,8 @@ from knowledge.sources import UnreadableInput, complete, discover, infer_kind, i
         ("llama-ft-5.log", 5),
         ("combined.log", None),
         ("output.txt", None),
+        ("slurm-4242.out", None),
+        ("slurm-4242_7.out", None),
     ],
 )
 def test_rank_from_name(name: str, rank: int | None) -> None:
@@ -39,6 +41,7 @@ def test_rank_from_name(name: str, rank: int | None) -> None:
         ("dmesg.log", "kernel", None),
         ("kern.log", "kernel", None),
         ("slurm-4242.log", "scheduler", None),
+        ("slurm-4242.out", "combined", None),
         ("job.sacct", "scheduler", None),
         ("scheduler.txt", "scheduler", None),
         ("combined.log", "combined", None),

@@ -70,7 +70,7 @@ def test_label_file_is_one_combined_source_and_rank_1_is_named(slurm_cluster: Cl
                   name="label")
     ev = collect(job)
     [combined] = text(ev, "combined").values()
-    assert f"1: {CUDA_OOM}" in combined and "0: slurmstepd" in combined
+    assert f"1: {CUDA_OOM}" in combined and "task 1: Exited with exit code 1" in combined
     diagnosis = Engine.load().diagnose(ev.sources, missing=ev.missing)
     assert diagnosis.initiating.rank == 1 and diagnosis.category.startswith("gpu_oom")
 

@@ -1,0 +1,53 @@
+"""Report pieces: rank ranges, missing evidence with next actions, masking of retained text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from denpex.models import LogSource
+from knowledge.engine import Engine
+from knowledge.wording import ranges
+from tests.knowledge import scenarios
+
+
+def test_rank_ranges() -> None:
+    assert ranges([0, 1, 2, 3, 4, 6, 7]) == "0-4,6,7"
+    assert ranges([5]) == "5"
+    assert ranges([]) == ""
+    assert ranges([9, 1, 2, 3, 3]) == "1-3,9"
+
+
+def test_missing_kernel_log_names_the_node_and_the_command(tmp_path: Path, engine: Engine) -> None:
+    folder = scenarios.oom_then_watchdog(tmp_path / "gpu-07")
+    diag = engine.diagnose([LogSource(name=f"gpu-07/{p.name}", path=p) for p in sorted(folder.iterdir())])
+    assert diag.initiating.node == "gpu-07"
+    kernel = next(m for m in diag.missing_evidence if "kernel log" in m.what)
+    assert "gpu-07" in kernel.what and "dmesg -T" in kernel.next_action
+
+
+def test_inconclusive_result_says_how_to_get_sacct(engine: Engine) -> None:
+    diag = engine.diagnose([LogSource(name="rank0.log", data=b"step 1 loss 2.0\nstep 2 loss 1.9\n")])
+    assert diag.confidence < 0.5
+    assert any("sacct" in m.next_action for m in diag.missing_evidence)
+
+
+def test_absent_rank_logs_are_named(tmp_path: Path, engine: Engine) -> None:
+    folder = scenarios.oom_then_watchdog(tmp_path)
+    (folder / "rank6.log").unlink()
+    (folder / "rank7.log").unlink()
+    srcs = [LogSource(name=p.name, path=p) for p in sorted(folder.iterdir())]
+    srcs.append(LogSource(name="world", data=b"[rank0]: NCCL INFO world_size=8\n"))
+    diag = engine.diagnose(srcs)
+    assert any(m.what == "logs of ranks 6,7" for m in diag.missing_evidence)
+
+
+def test_every_retained_line_is_masked(engine: Engine) -> None:
+    secret = "AKIA" + "IOSFODNN7EXAMPLE"
+    data = (
+        f"[rank0]: aws_access_key_id={secret}\n"
+        f"[rank0]: torch.OutOfMemoryError: CUDA out of memory. key={secret}\n"
+    ).encode()
+    diag = engine.diagnose([LogSource(name="rank0.log", data=data)])
+    dumped = diag.model_dump_json()
+    assert secret not in dumped
+    assert diag.tails and diag.initiating.evidence

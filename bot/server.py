@@ -150,22 +150,27 @@ class Hooks:
         token = await self._gate(work)
         if token is None:
             return "duplicate"
+        rq_id = rq_job_id(work)
         try:
             job = mask_model(self.deps.masker, event.job)
             facts = [await self._mask(f) for f in event.facts]
-            rq_id = rq_job_id(work)
             async with r.pipeline(transaction=True) as pipe:
+                # a new occurrence of this key (after the dedupe window) starts from a clean slate
                 pipe.delete(store.diagnosis_key(work), store.post_key(work), store.job_key(work))
                 mapping = store.job_mapping(job, facts, self.deps.clock(), rq_id)
                 pipe.hset(store.job_key(work), mapping=mapping)
                 pipe.expire(store.job_key(work), self.settings.result_ttl_seconds)
                 await pipe.execute()
             await asyncio.to_thread(enqueue, self.queue, work, result_ttl=self.settings.result_ttl_seconds)
-            await r.set(store.dedupe_key(work), rq_id, xx=True, ex=self.deps.dedupe_ttl)
         except Exception:
+            # not queued: reopen the gate so the sender's retry is not taken for a duplicate
             with contextlib.suppress(redis.RedisError):
                 await r.eval(_RELEASE, 1, store.dedupe_key(work), token)
             raise
+        # queued: from here on a failure must not reopen the gate (a retry would re-queue the job and
+        # wipe its post state); at worst the pending token goes stale and a much later report retakes it
+        with contextlib.suppress(redis.RedisError):
+            await r.set(store.dedupe_key(work), rq_id, xx=True, ex=self.deps.dedupe_ttl)
         return "queued"
 
     async def _queue_events(self, route: str, events: list[payloads.JobEvent]) -> web.Response:

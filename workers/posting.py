@@ -27,6 +27,10 @@ from workers.store import Store
 
 ROOT_EVENT = "denpex_diagnosis"
 REPLY_EVENT = "denpex_reply"
+#: errors of conversations.history that retrying cannot fix
+UNREADABLE_CHANNEL = frozenset(
+    {"channel_not_found", "missing_scope", "not_in_channel", "not_allowed_token_type"}
+)
 #: look this far before `posting_at` when searching history (clock skew between us and Slack)
 LOOKBACK_SECONDS = 120
 #: a request that timed out may still land in Slack; until this many client timeouts have passed
@@ -64,6 +68,18 @@ class SlackPoster:
             if not cursor:
                 return None
         return None
+
+    def _lookup(self, work: str, since: float) -> tuple[str, str] | None:
+        """`_find_root`, except that a channel we cannot read (a name instead of an ID, no history
+        scope) falls back to posting: a possible duplicate beats never posting. Transient errors raise."""
+        try:
+            return self._find_root(work, since)
+        except SlackApiError as exc:
+            error = exc.response.get("error") if exc.response is not None else None
+            if error not in UNREADABLE_CHANNEL:
+                raise
+            log.warning("history_unreadable", job_key=work, error=error)
+            return None
 
     def _reply_exists(self, work: str, channel: str, ts: str, index: int) -> bool:
         resp = self.client.conversations_replies(channel=channel, ts=ts, include_all_metadata=True,
@@ -108,7 +124,7 @@ class SlackPoster:
         if state.get("ts"):
             return state["channel"], state["ts"]
         if state.get("status") == "posting":
-            found = self._find_root(work, float(state.get("posting_at", time.time())))
+            found = self._lookup(work, float(state.get("posting_at", time.time())))
             if found:
                 log.info("root_recovered", job_key=work, ts=found[1])
                 self.store.update_post(work, channel=found[0], ts=found[1])

@@ -27,6 +27,7 @@ from bot.slack.jobs import DefaultResolver, JobResolver, Submitter, pipeline_sub
 from bot.slack.llm import LlmPhraser
 from bot.slack.threads import SlackState
 from denpex.settings import Settings
+from denpex.texts import slack as texts
 from knowledge.schema import Entry
 from workers.quota import Quota
 
@@ -125,7 +126,15 @@ def install_slack_routes(web_app: web.Application, slack_app: AsyncApp, path: st
     """Mount Bolt on an aiohttp application (events, slash commands and interactivity)."""
 
     async def slack_events(request: web.Request) -> web.Response:
-        bolt_response = await slack_app.async_dispatch(await to_bolt_request(request))
+        try:
+            bolt_request = await to_bolt_request(request)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError):
+            # Bolt reads the body's shape before it checks the signature; a body of the wrong shape
+            # (found by fuzzing: `"authorizations": false`) would otherwise be a 500 with a traceback
+            return web.json_response({"error": texts.MALFORMED_REQUEST}, status=400)
+        if isinstance(bolt_request.body, dict) and not isinstance(bolt_request.body.get("event", {}), dict):
+            return web.json_response({"error": texts.MALFORMED_REQUEST}, status=400)
+        bolt_response = await slack_app.async_dispatch(bolt_request)
         return await to_aiohttp_response(bolt_response)
 
     web_app.router.add_post(path, slack_events)

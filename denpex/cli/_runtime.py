@@ -87,13 +87,31 @@ def build_worker_context(
     slack = make_web_client(token, settings.slack_api_url, timeout=timeout) if post else None
     team_id = "local"
     if slack is not None:
-        team_id = slack.auth_test().get("team_id") or "local"
+        team_id = _team_id(slack, settings.slack_api_url)
     return WorkerContext(
         settings=settings, redis=client, masker=masker, renderer=make_renderer(engine.entries),
         collectors=CollectorRegistry(settings, collectors),
         quota=make_quota(client) if (post and quota) else AlwaysAllow(),
         slack=slack, channel=settings.channel if post else None, team_id=team_id, engine=engine,
     )
+
+
+class StartupError(RuntimeError):
+    """A dependency is misconfigured or unreachable at start-up; `str()` is the one-line message."""
+
+
+def _team_id(slack: Any, api_url: str) -> str:
+    """auth.test once at start-up: a bad token is a one-line error now, not a failed job later."""
+    from slack_sdk.errors import SlackApiError
+
+    from denpex.texts import service as texts
+
+    try:
+        return str(slack.auth_test().get("team_id") or "local")
+    except SlackApiError as exc:
+        raise StartupError(texts.slack_rejected(str(exc.response.get("error")))) from None
+    except OSError as exc:  # URLError, timeouts, refused connections
+        raise StartupError(texts.slack_unreachable(api_url, type(exc).__name__)) from None
 
 
 def slack_route_installers(settings: Settings, deps: Any) -> list[Any]:

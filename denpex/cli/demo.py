@@ -32,9 +32,8 @@ def register(app: typer.Typer) -> None:
 
 def run(*, timeout: float = 60.0, keep: bool = False) -> int:
     from denpex.cli import _demo_support as support
-    from denpex.settings import Settings
-
     from denpex.cli._runtime import configure_logging
+    from denpex.settings import Settings
 
     configure_logging("WARNING")
     workdir = support.make_workdir()
@@ -77,7 +76,8 @@ async def _pipeline(settings: Any, redis_url: str, workdir: Path, started: list[
     env = {**os.environ, "REDIS_URL": redis_url, "DENPEX_LOG_ROOT": str(log_root),
            "DENPEX_WEBHOOK_SECRET": secret, "DENPEX_LOG_LEVEL": "WARNING"}
     worker_log = (workdir / "worker.log").open("wb")
-    started.append(support.start_worker(env, worker_log))
+    worker = support.start_worker(env, worker_log)
+    started.append(worker)
     runner = web.AppRunner(create_app(settings, build_deps(settings, Masker.default())), access_log=None)
     await runner.setup()
     port = support.free_port()
@@ -85,7 +85,7 @@ async def _pipeline(settings: Any, redis_url: str, workdir: Path, started: list[
     url = f"http://127.0.0.1:{port}"
     print(texts.demo_banner(url, redis_url), file=sys.stderr)
     try:
-        return await _send_and_show(settings, url, secret, job_id, wait_seconds, workdir, keep)
+        return await _send_and_show(settings, url, secret, job_id, wait_seconds, workdir, keep, worker)
     finally:
         await runner.cleanup()
         worker_log.close()
@@ -97,40 +97,52 @@ def _secret_str(value: str) -> Any:
     return SecretStr(value)
 
 
-async def _send_and_show(settings: Any, url: str, secret: str, job_id: str, wait_seconds: float,
-                         workdir: Path, keep: bool) -> int:
+async def _post_webhook(url: str, secret: str, job_id: str) -> dict[str, Any]:
     import json
 
     import aiohttp
+
+    from integrations.signing import sign
+
+    body = json.dumps({"cluster": "demo", "job_id": job_id, "state": "FAILED", "exit_code": "1:0",
+                       "user": "alice", "name": "llama-ft"}).encode()
+    async with aiohttp.ClientSession() as session:
+        headers = {"Content-Type": "application/json", **sign(secret, body)}
+        async with session.post(f"{url}/hooks/job", data=body, headers=headers) as resp:
+            return dict(await resp.json())
+
+
+async def _wait(store: Any, work: str, posting: bool, wait_seconds: float, worker: Any) -> Any:
+    """The diagnosis (and, when posting, the finished post), or None on timeout or a dead worker."""
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline and worker.popen.poll() is None:
+        diagnosis = store.load_diagnosis(work)
+        if diagnosis is not None and (not posting or store.post_state(work).get("status") == "posted"):
+            return diagnosis
+        await asyncio.sleep(0.05)
+    return None
+
+
+async def _send_and_show(settings: Any, url: str, secret: str, job_id: str, wait_seconds: float,
+                         workdir: Path, keep: bool, worker: Any) -> int:
     import redis
 
     from denpex.cli import _demo_support as support
     from denpex.cli._runtime import make_renderer
-    from integrations.signing import sign
     from knowledge.schema import ENTRIES_DIR, load_entries
     from workers.store import Store
 
-    body = json.dumps({"cluster": "demo", "job_id": job_id, "state": "FAILED", "exit_code": "1:0",
-                       "user": "alice", "name": "llama-ft"}).encode()
     t0 = time.monotonic()
-    async with aiohttp.ClientSession() as session:
-        headers = {"Content-Type": "application/json", **sign(secret, body)}
-        async with session.post(f"{url}/hooks/job", data=body, headers=headers) as resp:
-            answer = await resp.json()
+    answer = await _post_webhook(url, secret, job_id)
     work = answer.get("job_key", f"files:demo:{job_id}")
     print(texts.demo_sent(work, answer.get("status", answer.get("error", "?"))), file=sys.stderr)
     entries = {e.id: e for e in await asyncio.to_thread(load_entries, ENTRIES_DIR)}
     store = Store(redis.Redis.from_url(settings.redis_url), result_ttl=settings.result_ttl_seconds)
     posting = bool(settings.slack_bot_token and settings.channel)
-    deadline = time.monotonic() + wait_seconds
-    while time.monotonic() < deadline:
-        diagnosis = store.load_diagnosis(work)
-        if diagnosis is not None and (not posting or store.post_state(work).get("status") == "posted"):
-            break
-        await asyncio.sleep(0.05)
-    else:
+    diagnosis = await _wait(store, work, posting, wait_seconds, worker)
+    if diagnosis is None:
         state = store.load_job(work)
-        problem = texts.demo_timeout(wait_seconds, state.state if state else "missing")
+        problem = texts.demo_timeout(time.monotonic() - t0, state.state if state else "missing")
         print(texts.error("demo", problem), file=sys.stderr)
         print((workdir / "worker.log").read_text(errors="replace")[-4000:], file=sys.stderr)
         return 1

@@ -65,14 +65,14 @@ def parse_collectors(specs: list[str]) -> dict[Any, str]:
 def run(*, processes: int = 1, burst: bool = False, collectors: list[str] | None = None,
         entries: Path | None = None, options: dict[str, Any] | None = None) -> int:
     """Build the context once, then supervise `processes` forked workers (restarted if they exit)."""
-    from denpex.cli._runtime import build_worker_context, configure_logging
+    from denpex.cli._runtime import StartupError, build_worker_context, configure_logging
     from denpex.settings import MissingSetting, Settings
 
     settings = Settings()
     configure_logging(settings.log_level)
     try:
         ctx = build_worker_context(settings, collectors=parse_collectors(collectors or []), entries=entries)
-    except (MissingSetting, ValueError) as exc:
+    except (MissingSetting, StartupError, ValueError) as exc:
         print(texts.error("worker", str(exc)), file=sys.stderr)
         return 2
     return _supervise(ctx, processes, burst, options or {})

@@ -26,7 +26,7 @@ def no_redis_server() -> str:
 
 
 def demo_timeout(seconds: float, state: str) -> str:
-    return f"no diagnosis after {seconds:.0f} s (job state: {state}); see the worker output above"
+    return f"no diagnosis after {seconds:.1f} s (job state: {state}); the worker's output follows"
 
 
 def demo_posted(channel: str, ts: str) -> str:
@@ -55,3 +55,11 @@ def bad_collector(spec: str) -> str:
 def demo_keep(url: str, redis_url: str) -> str:
     return (f"Still running: DENPEX_URL={url} REDIS_URL={redis_url}; sign webhooks with the "
             "DENPEX_WEBHOOK_SECRET you exported before `denpex demo` (Ctrl-C to stop)")
+
+
+def slack_rejected(error: str) -> str:
+    return f"Slack rejected SLACK_BOT_TOKEN ({error}); check the token and the app's installation"
+
+
+def slack_unreachable(url: str, problem: str) -> str:
+    return f"cannot reach the Slack Web API at {url} ({problem}); check SLACK_API_URL and the network"

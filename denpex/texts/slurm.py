@@ -39,6 +39,14 @@ def ranks_next_action(pattern: str) -> str:
             f"whether their files from {pattern} exist on the nodes' shared filesystem")
 
 
+def output_discarded(job_id: str) -> str:
+    return f"the output of job {job_id} (it went to /dev/null)"
+
+
+def output_discarded_action() -> str:
+    return "write rank logs to files, e.g. `srun --output=%x_%j_%t.log` or `#SBATCH --output=%x_%j.out`"
+
+
 def output_unknown(job_id: str) -> str:
     return f"where job {job_id} wrote its output"
 

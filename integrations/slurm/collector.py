@@ -118,6 +118,8 @@ class SlurmCollector:
         same = ref.job_id.strip() in (target.job_id, target.display_id)
         if same and ref.stdout:
             return list(dict.fromkeys(p for p in (ref.stdout, ref.stderr) if p))
+        if not target.is_batch:
+            return []  # `srun` / `salloc` job: its output went to a terminal, per-task files are in specs
         if script is None and not target.submit_line and not values.work_dir:
             got.missing.append(MissingEvidence(what=texts.output_unknown(target.display_id),
                                                next_action=texts.output_unknown_action()))
@@ -157,6 +159,11 @@ class SlurmCollector:
 
     def _add_combined(self, path: str, target: Job, got: _Gathered, prefix: str) -> None:
         """One file with many ranks' lines (`--label` prefixes) or the batch step's own output."""
+        if path == "/dev/null":
+            got.seen.add(path)
+            got.missing.append(MissingEvidence(what=texts.output_discarded(target.display_id),
+                                               next_action=texts.output_discarded_action()))
+            return
         if path in got.seen or not self._readable(path, f"output of job {target.display_id}", target, got):
             return
         got.seen.add(path)
@@ -211,6 +218,7 @@ def merge(shown: list[Job], accounted: list[Job]) -> list[Job]:
             job.submit_line, job.req_mem = acct.submit_line, acct.req_mem
             job.num_tasks = acct.num_tasks or job.num_tasks
             job.restarts = max(job.restarts, acct.restarts)
+            job.uid = job.uid if job.uid is not None else acct.uid
         out.append(job)
     out += by_id.values()
     return sorted(out, key=lambda j: (int(j.het_offset or 0), int(j.array_task_id or 0), int(j.job_id)))

@@ -171,12 +171,20 @@ class Job:
     req_mem: str | None = None
     submit_line: str | None = None
     in_memory: bool = False  # still known to slurmctld (scontrol)
+    batch_flag: bool | None = None  # scontrol's BatchFlag: an `srun`/`salloc` job has no output file
     steps: list[Step] = field(default_factory=list)
     earlier_runs: list[str] = field(default_factory=list)  # facts about requeued runs
 
     @property
     def failed(self) -> bool:
         return self.state in FAILED_STATES
+
+    @property
+    def is_batch(self) -> bool:
+        """A batch job (it has an output file); from scontrol, else from sacct's `.batch` step."""
+        if self.batch_flag is not None:
+            return self.batch_flag
+        return not self.steps or any(s.suffix == "batch" for s in self.steps)
 
     def facts(self) -> list[str]:
         """Scheduler facts as plain lines, job first, then each step."""
@@ -225,6 +233,7 @@ def job_from_show(rec: dict[str, str]) -> Job:
         het_job_id=het_job, het_offset=het_offset, restarts=int(value(rec, "Restarts") or 0),
         num_tasks=int(tasks) if tasks and tasks.isdigit() else None,
         time_limit=value(rec, "TimeLimit"), elapsed=value(rec, "RunTime"), in_memory=True,
+        batch_flag={"1": True, "0": False}.get(rec.get("BatchFlag", "")),
     )
 
 

@@ -24,10 +24,22 @@ from knowledge.schema import ENTRIES_DIR, EntryError, load_entry
 REAL = sorted(ENTRIES_DIR.glob("*.toml"))[:12]
 RAW = {p.stem: tomllib.loads(p.read_text()) for p in REAL}
 
-leaf = (st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**63 - 1)
-        | st.floats() | st.text(max_size=20) | st.sampled_from(["(", "a{2,1}", "(?=x)", r"\1", "x*", "[", "gpu_oom"]))
-value = st.recursive(leaf.filter(lambda v: v is not None), lambda kids: st.lists(kids, max_size=3)
-                     | st.dictionaries(st.text("abcdef_", min_size=1, max_size=6), kids, max_size=3), max_leaves=6)
+leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.floats()
+    | st.text(max_size=20)
+    | st.sampled_from(["(", "a{2,1}", "(?=x)", r"\1", "x*", "[", "gpu_oom"])
+)
+value = st.recursive(
+    leaf.filter(lambda v: v is not None),
+    lambda kids: (
+        st.lists(kids, max_size=3)
+        | st.dictionaries(st.text("abcdef_", min_size=1, max_size=6), kids, max_size=3)
+    ),
+    max_leaves=6,
+)
 
 
 def toml_value(v: Any) -> str:
@@ -47,13 +59,18 @@ def toml_value(v: Any) -> str:
 
 
 def to_toml(doc: dict[str, Any]) -> str:
-    plain = [f"{json.dumps(k)} = {toml_value(v)}" for k, v in doc.items()
-             if not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v)) and v is not None]
+    plain = [
+        f"{json.dumps(k)} = {toml_value(v)}"
+        for k, v in doc.items()
+        if not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v)) and v is not None
+    ]
     tables = []
     for k, v in doc.items():
         if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
             for row in v:
-                body = "\n".join(f"{json.dumps(a)} = {toml_value(b)}" for a, b in row.items() if b is not None)
+                body = "\n".join(
+                    f"{json.dumps(a)} = {toml_value(b)}" for a, b in row.items() if b is not None
+                )
                 tables.append(f"[[{json.dumps(k)}]]\n{body}")
     return "\n".join(plain) + "\n\n" + "\n\n".join(tables) + "\n"
 

@@ -29,7 +29,9 @@ def stamps(draw: st.DrawFn) -> str:
     if form == 0:
         return f"{n[0]}-{n[1]}-{n[2]}{draw(sep)}{n[3]}:{n[4]}:{n[5]}.{n[6]}{draw(tz)} x"
     if form == 1:
-        return f"[{draw(st.sampled_from(['Mon', 'Fri']))} {draw(month)} {n[1]} {n[2]}:{n[3]}:{n[4]} {n[0]}] NVRM"
+        return (
+            f"[{draw(st.sampled_from(['Mon', 'Fri']))} {draw(month)} {n[1]} {n[2]}:{n[3]}:{n[4]} {n[0]}] NVRM"
+        )
     if form == 2:
         return f"{draw(st.sampled_from('IWEF'))}{n[1]}{n[2]} {n[3]}:{n[4]}:{n[5]}.{n[6]} 123 file.cpp:1]"
     if form == 3:
@@ -41,7 +43,7 @@ def stamps(draw: st.DrawFn) -> str:
     return draw(st.text(max_size=60)) + f"{n[0]}-{n[1]}-{n[2]} {n[3]}:{n[4]}:{n[5]}"
 
 
-@given(stamps(), st.integers(min_value=-10**6, max_value=10**6))
+@given(stamps(), st.integers(min_value=-(10**6), max_value=10**6))
 def test_timestamps_parse_or_are_none(text: str, year: int) -> None:
     stamp = lines.parse_timestamp(text, year)
     if stamp is not None:
@@ -52,11 +54,23 @@ def test_timestamps_parse_or_are_none(text: str, year: int) -> None:
 @st.composite
 def rank_prefixes(draw: st.DrawFn) -> str:
     n = draw(num)
-    template = draw(st.sampled_from([
-        "[rank{n}]: x", "[default{n}]:[rank{n}]: x", "{n}: x", "[Rank {n}] x", "rank {n} x",
-        "  rank      : {n} (local_rank: {n})", "[{n}] NCCL INFO", "[rank{n}]:[E1120 04:50:01.1 P.cpp:1] [Rank {n}]",
-        "gpu-{n}:{n}:{n} [{n}] NCCL INFO", "[RANK {n}/{n}] x", "global_rank={n} x",
-    ]))
+    template = draw(
+        st.sampled_from(
+            [
+                "[rank{n}]: x",
+                "[default{n}]:[rank{n}]: x",
+                "{n}: x",
+                "[Rank {n}] x",
+                "rank {n} x",
+                "  rank      : {n} (local_rank: {n})",
+                "[{n}] NCCL INFO",
+                "[rank{n}]:[E1120 04:50:01.1 P.cpp:1] [Rank {n}]",
+                "gpu-{n}:{n}:{n} [{n}] NCCL INFO",
+                "[RANK {n}/{n}] x",
+                "global_rank={n} x",
+            ]
+        )
+    )
     return template.replace("{n}", n) + draw(st.text(max_size=20))
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import pwd
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from denpex.models import Evidence, JobRef
 from integrations.base import UnknownJob
 from integrations.slurm import CliBackend, SlurmCollector
 from knowledge.engine import Engine
-from tests.slurm.support import ROOT, Cluster, sh
+from tests.slurm.support import ROOT, Cluster, sh, wait_until
 
 CUDA_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
 TWO_RANKS = f"""#!/bin/bash
@@ -217,3 +218,19 @@ def test_only_the_job_owners_regular_files_are_read(slurm_cluster: Cluster, tmp_
         assert "task 1: Exited with exit code 1" in everything  # the job's own output is read
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_srun_job_without_batch_script_uses_its_submit_line(slurm_cluster: Cluster) -> None:
+    """`srun` run directly (no sbatch): no output file; per-task files come from the SubmitLine."""
+    name = f"direct-{os.getpid()}"
+    script = f"[ $SLURM_PROCID = 1 ] && {{ echo '{CUDA_OOM}'; exit 1; }}; sleep 30"
+    argv = ["srun", "-n", "2", "-K", "-J", name, "-D", str(slurm_cluster.workdir),
+            "--output=direct_%j_%t.log", "bash", "-c", script]
+    subprocess.run(argv, capture_output=True, timeout=60, check=False)
+    job = wait_until(lambda: sh("sacct", "-n", "-X", "-P", f"--name={name}", "-o", "JobID").strip(), 20,
+                     "sacct to know the srun job")
+    slurm_cluster.wait_done(job)
+    slurm_cluster.accounted(job)
+    ev = collect(job)
+    assert CUDA_OOM in ranks(ev)[1] and sorted(ranks(ev)) == [0, 1]
+    assert ev.missing == [] and text(ev, "combined") == {}

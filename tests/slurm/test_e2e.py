@@ -188,6 +188,12 @@ def test_job_over_mem_is_host_oom_from_state_and_kernel_line(slurm_cluster: Clus
     assert "Memory cgroup out of memory" in everything  # the node's real kernel line, sent by the epilog
     assert len(pipeline.roots(job)) == 1 and pipeline.thread_text(root)
 
+    def kernel_line_in_slack() -> bool:  # the evidence file in the thread carries the node's lines
+        files = [json.dumps(f, default=str) for f in pipeline.slack.files.values()]
+        return any(f"slurm:ci:{job}" in f and "Memory cgroup out of memory" in f for f in files)
+
+    wait_until(kernel_line_in_slack, 30, "the kernel line in the thread's evidence file")
+
 
 def test_successful_job_posts_nothing(slurm_cluster: Cluster, pipeline: Pipeline) -> None:
     job = slurm_cluster.submit("#!/bin/bash\necho all good\n", "-o", "ok_%j.out", name="fine")

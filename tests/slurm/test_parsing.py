@@ -143,3 +143,26 @@ def test_pyslurm_is_used_only_when_it_matches_the_installed_slurm() -> None:
     assert pyslurm_backend.pyslurm_version(Fake) == "25.11"
     backend, why = pyslurm_backend.load(CliBackend())
     assert backend is None and "pyslurm" in why  # PyPI has no pyslurm for Slurm 22.05
+
+
+def test_output_to_dev_null_is_reported_not_read() -> None:
+    from denpex.models import JobRef
+    from integrations.slurm import SlurmCollector
+
+    class Backend:
+        name = "recorded"
+
+        def show_job(self, job_id: str) -> list[dict[str, str]]:
+            return parse_show_job(
+                "JobId=5 JobName=t UserId=alice(1000) JobState=FAILED Reason=NonZeroExitCode ExitCode=1:0 "
+                "NodeList=n1 WorkDir=/nonexistent StdErr=/dev/null StdOut=/dev/null NumTasks=1")
+
+        def accounting(self, job_id: str) -> list[dict[str, str]]:
+            return []
+
+        def batch_script(self, job_id: str) -> str | None:
+            return None
+
+    ev = SlurmCollector(Backend()).collect(JobRef(scheduler="slurm", cluster="c", job_id="5"))
+    assert [m.what for m in ev.missing] == ["the output of job 5 (it went to /dev/null)"]
+    assert [s.kind for s in ev.sources] == ["scheduler"]

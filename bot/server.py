@@ -154,13 +154,17 @@ class Hooks:
         try:
             job = mask_model(self.deps.masker, event.job)
             facts = [await self._mask(f) for f in event.facts]
-            async with r.pipeline(transaction=True) as pipe:
-                # a new occurrence of this key (after the dedupe window) starts from a clean slate
-                pipe.delete(store.diagnosis_key(work), store.post_key(work), store.job_key(work))
-                mapping = store.job_mapping(job, facts, self.deps.clock(), rq_id)
-                pipe.hset(store.job_key(work), mapping=mapping)
-                pipe.expire(store.job_key(work), self.settings.result_ttl_seconds)
-                await pipe.execute()
+            previous = await r.hget(store.job_key(work), "received_at")
+            now = self.deps.clock()
+            # A new occurrence of this key (its last report is older than the dedupe window) starts
+            # from a clean slate. A gate taken over from a stalled recorder is the same occurrence:
+            # its diagnosis and post state must survive, or the job could be posted twice.
+            if previous is None or now - float(previous) >= self.deps.dedupe_ttl:
+                async with r.pipeline(transaction=True) as pipe:
+                    pipe.delete(store.diagnosis_key(work), store.post_key(work), store.job_key(work))
+                    pipe.hset(store.job_key(work), mapping=store.job_mapping(job, facts, now, rq_id))
+                    pipe.expire(store.job_key(work), self.settings.result_ttl_seconds)
+                    await pipe.execute()
             await asyncio.to_thread(enqueue, self.queue, work, result_ttl=self.settings.result_ttl_seconds)
         except Exception:
             # not queued: reopen the gate so the sender's retry is not taken for a duplicate

@@ -35,7 +35,7 @@ def parse() -> argparse.Namespace:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sets and 20 failures (a smoke run)")
     ap.add_argument("--big", action="store_true", help="also scan 512 ranks × 64 MB (~32 GB on disk)")
-    ap.add_argument("--only", default="scan,e2e,storm", help="comma-separated sections")
+    ap.add_argument("--only", default="scan,e2e,storm", help="comma-separated: scan, big, e2e, storm")
     ap.add_argument("--failures", type=int, default=None, help="webhooks in the latency run (50; quick 20)")
     ap.add_argument("--interval", type=float, default=1.0, help="seconds between failure webhooks")
     ap.add_argument("--workers", type=int, default=4, help="`denpex worker --processes`")
@@ -52,8 +52,9 @@ def check_space(workdir: Path, needed_gb: float) -> None:
         sys.exit(f"{workdir}: {free:.0f} GB free, {needed_gb:.0f} GB needed; use --workdir elsewhere")
 
 
-def run_scans(a: argparse.Namespace, workdir: Path) -> list[scan.ScanResult]:
-    configs = (QUICK if a.quick else FULL) + (BIG if a.big else [])
+def run_scans(a: argparse.Namespace, workdir: Path, sections: set[str]) -> list[scan.ScanResult]:
+    configs = (QUICK if a.quick else FULL) if "scan" in sections else []
+    configs = configs + (BIG if "big" in sections else [])
     results = []
     for ranks, mb in configs:
         check_space(workdir, ranks * mb / 1000 + 1)
@@ -89,13 +90,13 @@ def main() -> int:
     a = parse()
     if shutil.which("rg") is None or shutil.which("redis-server") is None:
         sys.exit("needs ripgrep and redis-server: apt-get install ripgrep redis-server")
-    sections = set(a.only.split(","))
+    sections = set(a.only.split(",")) | ({"big"} if a.big else set())
     workdir = Path(tempfile.mkdtemp(prefix="denpex-bench-", dir=a.workdir or "/var/tmp"))
     out: dict[str, Any] = {"machine": f"{os.cpu_count()} CPUs, {platform.processor() or platform.machine()}",
                            "load": [round(x, 2) for x in os.getloadavg()], "started": time.time()}
     try:
-        if "scan" in sections:
-            out["scan"] = scan.as_json(run_scans(a, workdir))
+        if sections & {"scan", "big"}:
+            out["scan"] = scan.as_json(run_scans(a, workdir, sections))
         if "e2e" in sections:
             n = a.failures or (20 if a.quick else 50)
             out["e2e"] = e2e.pipeline_latency(workdir, failures=n, ranks=64, mb_per_rank=8.0,

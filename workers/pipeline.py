@@ -115,6 +115,7 @@ def process(ctx: WorkerContext, work: str) -> str:
             log.warning("job_unknown", job_key=work)
             return "unknown-job"
         store.save_diagnosis(work, diagnosis)
+        diagnosis = store.load_diagnosis(work) or diagnosis  # a concurrent execution may have won
         log.info("diagnosed", job_key=work, category=diagnosis.category, rank=diagnosis.initiating.rank)
     store.set_state(work, "diagnosed", category=diagnosis.category)
     if ctx.slack is None or not ctx.channel:

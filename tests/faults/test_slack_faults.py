@@ -29,10 +29,10 @@ def inject(fake_slack: Any, fault: str) -> None:
         fake_slack.fail_next(5, status=429, retry_after=1, method="chat.postMessage")
     elif fault == "500":
         fake_slack.fail_next(2, status=500, method="chat.postMessage")
-    elif fault == "hang":  # Slack posts the root 4 s later, after the worker's 2 s timeout gave up
-        fake_slack.hang_next(4.0, 1, method="chat.postMessage")
+    elif fault == "hang":  # Slack posts the root 3 s later, after the worker's 2 s timeout gave up
+        fake_slack.hang_next(3.0, 1, method="chat.postMessage")
     elif fault == "hang_history":  # the recovery lookup itself hangs once, on top of the hung post
-        fake_slack.hang_next(4.0, 1, method="chat.postMessage")
+        fake_slack.hang_next(3.0, 1, method="chat.postMessage")
         fake_slack.hang_next(3.0, 1, method="conversations.history")
 
 

@@ -186,3 +186,27 @@ async def test_health_and_metrics(client: TestClient, redis_server: Any) -> None
         assert status == 503
     finally:
         redis_server.start()
+
+
+async def test_new_occurrence_starts_clean_but_a_takeover_keeps_post_state(
+    redis_url: str, log_root: Path, redis_client: redis.Redis,
+) -> None:
+    now = [time.time()]
+    settings = make_settings(redis_url, log_root)
+    deps = build_deps(settings, Masker.default(), dedupe_ttl=60, clock=lambda: now[0])
+    key = "slurm:hpc:4242"
+    async with TestClient(TestServer(create_app(settings, deps), host="127.0.0.1")) as client:
+        assert (await post(client, "/hooks/slurm", SLURM))[1]["status"] == "queued"
+        redis_client.hset(f"denpex:post:{key}", mapping={"status": "posting", "channel": "C1"})
+        # the recorder stalled: its pending token is stale, the next report takes the gate over
+        redis_client.set(f"denpex:dedupe:{key}", f"pending:{now[0] - 10:.6f}")
+        assert (await post(client, "/hooks/slurm", SLURM))[1]["status"] == "queued"
+        assert redis_client.hget(f"denpex:post:{key}", "status") == b"posting", "same occurrence: kept"
+        # the dedupe window passed: the same id failing again is a new failure, diagnosed afresh
+        now[0] += 61
+        redis_client.delete(f"denpex:dedupe:{key}")
+        redis_client.hset(f"denpex:post:{key}", "status", "posted")
+        body, headers = signed(SLURM, ts=now[0])
+        resp = await client.post("/hooks/slurm", data=body, headers=headers)
+        assert (await resp.json())["status"] == "queued"
+        assert not redis_client.exists(f"denpex:post:{key}")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import redis
 from aiohttp.test_utils import TestClient, TestServer
-from rq import Queue
+from rq import Queue, Worker
 from rq.job import Job
 
 from bot.server import build_deps, create_app
@@ -139,11 +139,13 @@ async def test_sigkilled_worker_job_completes_once_on_a_new_worker(
     redis_client: redis.Redis,
 ) -> None:
     install_demo_job(log_root, "hpc", "900")
-    env = {**slack_env(fake_slack), "DENPEX_NODE_GRACE_SECONDS": "6"}
-    assert await send(client, "/hooks/slurm", {"cluster": "hpc", "job_id": "900", "state": "FAILED",
-                                               "nodes": ["gpu-07"]}) == 202
+    env = {**slack_env(fake_slack), "DENPEX_NODE_GRACE_SECONDS": "8"}
     first = workers(**env)
     victim = first.start("--collector", FILES_FOR_SLURM)
+    # send once the worker listens, so the job is surely mid-wait (for gpu-07) when it is killed
+    await wait_async(lambda: Worker.count(connection=redis_client) >= 1, 60, "the worker\n" + first.output())
+    assert await send(client, "/hooks/slurm", {"cluster": "hpc", "job_id": "900", "state": "FAILED",
+                                               "nodes": ["gpu-07"]}) == 202
     state = lambda: redis_client.hget("denpex:job:slurm:hpc:900", "state")  # noqa: E731
     await wait_async(lambda: state() == b"collecting", 30, "the job to start\n" + first.output())
     first.kill(victim)  # worker and work-horse, mid-job (waiting for gpu-07's kernel log)

@@ -13,11 +13,11 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
-from knowledge import wording
+from knowledge import stall, wording
 from knowledge.lines import Stamp, parse_step
 from knowledge.scanner import LineHit
 from knowledge.schema import Entry
-from knowledge.signals import ActorKey, Job, Signal
+from knowledge.signals import ActorKey, Job, Signal, job_year
 
 
 @dataclass(slots=True)
@@ -161,6 +161,7 @@ def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
         return max(kernel_untimed, key=strength), True
     if timed:
         first = min(timed, key=lambda c: (c.when(), c.first.source, c.first.line))
+        first = _stronger_soon_after(first, timed)
         near = _kernel_fault_near(first, timed)
         if near is not None:
             return near, True
@@ -168,6 +169,21 @@ def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
     if len({c.first.source for c in pool}) == 1:  # one file without times: its line order is the order
         return min(pool, key=lambda c: c.first.line), len(pool) > 1
     return max(pool, key=lambda c: (*strength(c), -c.first.source, -c.first.line)), len(pool) > 1
+
+
+def _stronger_soon_after(first: _Cand, timed: list[_Cand]) -> _Cand:
+    """A weak first primary (a generic exception) loses to a strong primary on another actor that
+    follows within `WEAK_WINDOW_SECONDS`: the generic line is more likely a symptom of it."""
+    if first.best.score >= WEAK_SCORE:
+        return first
+    t0 = first.when() or 0.0
+    strong = [
+        c
+        for c in timed
+        if c.key != first.key and c.best.score >= WEAK_SCORE
+        if 0 <= (c.when() or 0.0) - t0 <= WEAK_WINDOW_SECONDS
+    ]
+    return min(strong, key=lambda c: (c.when(), c.first.source, c.first.line)) if strong else first
 
 
 #: a kernel fault this soon after a rank's first error on the same node explains it (driver logs lag,
@@ -200,10 +216,43 @@ def _confidence(best: float, runner_up: float | None, fallback: bool, secondhand
     return round(min(0.97, max(0.05, c)), 2)
 
 
+#: an entry whose signatures on an actor add up to less than this is only a generic symptom (a bare
+#: Python exception line): it neither starts a cascade ahead of a real failure nor survives teardown
+WEAK_SCORE = 1.0
+#: how much earlier a weak primary may be and still lose to a strong one on another rank
+WEAK_WINDOW_SECONDS = 60.0
+
+
+def _demote_teardown(job: Job) -> None:
+    """A weak primary (a generic traceback) printed after its rank's own first collateral line (a
+    watchdog timeout, a SIGTERM) is part of the teardown: evidence, never the cause."""
+    for sigs in job.by_actor().values():
+        coll = [s for s in sigs if s.role == "collateral"]
+        if not coll:
+            continue
+        first = min(coll, key=Signal.order)
+        weights: dict[str, dict[str, float]] = {}
+        for s in sigs:
+            if s.role == "primary":
+                weights.setdefault(s.entry.id, {})[s.pattern.sig_id] = s.pattern.weight
+        for s in sigs:
+            if s.role == "primary" and sum(weights[s.entry.id].values()) < WEAK_SCORE and _after(s, first):
+                s.demoted = True
+
+
+def _after(s: Signal, ref: Signal) -> bool:
+    """Did `s` come after `ref`: by line within one file, else by time when both have one."""
+    if s.source == ref.source:
+        return s.line > ref.line
+    t, r = s.abs_time(), ref.abs_time()
+    return t is not None and r is not None and t > r
+
+
 def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
+    _demote_teardown(job)
     cands = _candidates(job)
     if cands:
-        return _from_primary(job, cands)
+        return _when_stalled(job, _from_primary(job, cands))
     coll = [s for s in job.signals if s.role == "collateral" or s.demoted]
     scored = score_entries(coll, job)
     if scored:
@@ -234,6 +283,28 @@ def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
     v.alternatives = _dedupe(alts, best.entry)
     if fallback:
         v.notes.append(wording.clock_fallback())
+    return v
+
+
+def _when_stalled(job: Job, v: Verdict) -> Verdict:
+    """Defer to the entry's `when_stalled` entry if every rank had stopped progressing long before."""
+    rule = v.entry.when_stalled if v.entry is not None else None
+    target = job.entries.get(rule.entry) if rule is not None else None
+    if rule is None or target is None:
+        return v
+    found = stall.stalled(job, rule, v.stamp, job_year(job.scans))
+    if found is None:
+        return v
+    ended = v.entry
+    v.alternatives = _dedupe([ended, *v.alternatives], target)  # type: ignore[list-item]
+    v.category, v.entry = target.category, target
+    v.confidence = round(v.confidence * 0.9, 2)
+    v.notes.append(wording.stalled(found.gap, found.last.iso(), ended.title))  # type: ignore[union-attr]
+    if v.actor is None or v.actor[0] != "rank":  # the rank that lagged, if one did, is the likely start
+        rank, note = _odd_rank_out(job, set())
+        if rank is not None:
+            v.rank, v.actor, v.node = rank, ("rank", str(rank)), job.rank_node.get(rank)
+            v.notes.append(note)
     return v
 
 

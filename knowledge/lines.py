@@ -29,6 +29,8 @@ def clean(text: str) -> str:
     A progress bar rewrites one physical line with `\\r`; what a person saw last is the last non-empty
     segment. Callers that need every segment split on `\\r` themselves (see `segments`).
     """
+    if text.isprintable():  # no ESC, `\r` or control character: nothing to strip (most lines; fast)
+        return (text[:MAX_LINE_CHARS] + "…" if len(text) > MAX_LINE_CHARS else text).rstrip()
     text = _ANSI.sub("", text)
     if "\r" in text:
         parts = [p for p in text.split("\r") if p.strip()]

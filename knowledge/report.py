@@ -65,8 +65,8 @@ def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
     """Every other rank that logged a signal, grouped by the category of its first signal."""
     groups: dict[tuple[str, str], tuple[list[int], float | None, str | None]] = {}
     for key, sigs in job.by_actor().items():
-        if key[0] != "rank" or key == v.actor:
-            continue
+        if key[0] != "rank" or key == v.actor or int(key[1]) == v.rank:
+            continue  # the initiating rank is never its own collateral, whatever source named it
         first = min(sigs, key=Signal.order)
         if first.hit.secondhand:
             why = wording.reported_by_launcher()

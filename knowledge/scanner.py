@@ -56,6 +56,7 @@ class SourceScan:
     lines: int = 0
     bytes: int = 0
     masks: dict[int, set[int]] = field(default_factory=dict)  # line -> mask pattern idxs
+    first_stamp: lines.Stamp | None = None  # of the first timestamped line near the start: the run's start
 
 
 class _Reader:
@@ -104,6 +105,7 @@ class _State:
     tail: bytes = b""
     last_byte: int = 10
     known: tuple[int, lines.Stamp | None] = (-1, None)  # (line start offset, stamp) memo for look-back
+    started: bool = False  # the first chunk was seen (its head gives the run's start time)
 
 
 class Scanner:
@@ -151,6 +153,9 @@ class Scanner:
 
     def _process(self, out: SourceScan, state: _State, scan_end: int, budget: list[int]) -> None:
         buf = self.buf
+        if not state.started:
+            state.started = True
+            out.first_stamp = _first_stamp(buf, scan_end, state.year)
         hits = self.patterns.scan(memoryview(buf)[:scan_end], budget)
         state.known = (-1, state.last_stamp)
         positions = []
@@ -271,6 +276,15 @@ class Scanner:
         texts = [(n, t) for n, t in texts if t.strip()]
         out.tail = texts[-TAIL_LINES:]
         out.tail_text = [t for _, t in texts[-400:]]
+
+
+def _first_stamp(buf: bytearray, end: int, year: int, max_lines: int = 50) -> lines.Stamp | None:
+    """The timestamp of the first of the opening `max_lines` lines that has one (one look per source)."""
+    for raw in bytes(buf[: min(end, 16 << 10)]).split(b"\n")[:max_lines]:
+        stamp = lines.parse_timestamp(lines.clean(lines.decode(raw[:300])), year)
+        if stamp is not None:
+            return stamp
+    return None
 
 
 def _line_numbers(buf: bytearray, end: int, positions: list[int]) -> tuple[int, list[int]]:

@@ -137,6 +137,25 @@ class Faq(BaseModel):
     scale: str = Field(min_length=10, description="how it looks at 1 GPU vs 1,000 GPUs")
 
 
+class StallRule(BaseModel):
+    """When this entry's failure came long after every rank stopped making progress, `entry` explains
+    the job instead.
+
+    Example: a scheduler kill at the time limit is the cause only if training ran until the kill; when
+    every rank's last timestamped progress line (`step N`) is much older than the kill, the job had hung
+    and the kill merely ended it. Stalled means the gap from the newest progress line of any rank to
+    the entry's first signal is at least `at_least_seconds`, and at least `after_seconds` or
+    `after_fraction` of the run (first timestamp of the job to the signal).
+    """
+
+    model_config = _Strict
+
+    entry: str = Field(description="id of the entry that explains a stalled job")
+    after_seconds: float = Field(default=900.0, gt=0)
+    after_fraction: float = Field(default=0.1, gt=0, le=1)
+    at_least_seconds: float = Field(default=300.0, ge=0)
+
+
 class Entry(BaseModel):
     """One failure mode."""
 
@@ -145,7 +164,11 @@ class Entry(BaseModel):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     title: str = Field(min_length=5, max_length=120)
     category: str
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(
+        default_factory=list,
+        description="free-form labels; the tag `fallback` marks the entry the engine answers with when "
+        "no signature matched at all (exactly one entry should carry it)",
+    )
     severity: Severity
     affected_systems: list[str] = Field(min_length=1)
     symptom: str = Field(min_length=10)
@@ -158,6 +181,9 @@ class Entry(BaseModel):
         default=False, description="only a candidate when at least one context pattern matched"
     )
     priority: int = Field(default=0, ge=-100, le=100, description="tie-break between equal scores")
+    when_stalled: StallRule | None = Field(
+        default=None, description="defer to another entry when progress had stopped long before this failure"
+    )
     confirm: list[str] = Field(min_length=1)
     fix: Fix
     verify: str = Field(min_length=3, description="a command that proves the fix")
@@ -240,6 +266,8 @@ def load_entries(directory: Path = ENTRIES_DIR) -> list[Entry]:
         for rel in entry.related:
             if rel not in ids:
                 raise EntryError(path, "related", f"unknown entry {rel!r}")
+        if entry.when_stalled is not None and entry.when_stalled.entry not in ids:
+            raise EntryError(path, "when_stalled.entry", f"unknown entry {entry.when_stalled.entry!r}")
     return entries
 
 

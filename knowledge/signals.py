@@ -63,6 +63,7 @@ class Job:
     seq: dict[int, tuple[str, int]] = field(default_factory=dict)
     xids: list[tuple[str | None, facts.XidEvent, int, LineHit]] = field(default_factory=list)
     single_node: bool = True
+    entries: dict[str, Entry] = field(default_factory=dict)  # every loaded entry, by id
 
     def actor(self, s: Signal) -> ActorKey:
         if s.rank is not None:
@@ -101,8 +102,10 @@ def build_job(
     scans: list[SourceScan], patterns: list[Pattern], entries: dict[str, Entry], xids: dict[int, Xid]
 ) -> Job:
     """Interpret every hit of every source (runs over retained hits only, never over all lines)."""
-    job = Job(scans=scans)
+    job = Job(scans=scans, entries=entries)
     year = job_year(scans)
+    for scan in scans:
+        scan.first_stamp = _with_year(scan.first_stamp, year)
     nodes = {sc.source.node for sc in scans if sc.source.node}
     for i, scan in enumerate(scans):
         src: LogSource = scan.source

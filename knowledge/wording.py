@@ -126,3 +126,12 @@ def missing_logs() -> tuple[str, str]:
         "an error message from the job",
         "collect stdout/stderr of every rank and the scheduler record; check `dmesg -T` on the nodes",
     )
+
+
+def stalled(gap_seconds: float, last_progress: str | None, entry_title: str) -> str:
+    gap = f"{gap_seconds / 60:.0f} min" if gap_seconds >= 120 else f"{gap_seconds:.0f} s"
+    since = f" (last at {last_progress})" if last_progress else ""
+    return (
+        f"No rank logged progress for {gap} before this{since}: the job had stopped making progress "
+        f"long before it was ended, so the end ({entry_title}) is a consequence, not the cause."
+    )

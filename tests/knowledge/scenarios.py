@@ -175,11 +175,15 @@ def sigkill_reported(folder: Path) -> Path:
     return folder
 
 
-def time_limit(folder: Path) -> Path:
-    """No rank failed: Slurm cancelled the job at its time limit and the ranks were torn down."""
+def time_limit(folder: Path, kill_at: int = 700, steps: int = 150) -> Path:
+    """Slurm cancelled the job at its time limit (`kill_at` seconds after 03:00) and the ranks were torn
+    down. With the default, no rank failed: training logged a step every 4 s until 100 s before the
+    kill. A later `kill_at` leaves a silent gap after the last step: the job had hung."""
+    h, rem = divmod(3 * 3600 + kill_at, 3600)
+    at = f"2026-11-20T{h:02d}:{rem // 60:02d}:{rem % 60:02d}"
     for r in range(4):
-        lines = training(r, 150) + [
-            f"{ts(700)} torch.distributed.elastic.agent.server.api: [INFO] Received 15 death signal, "
+        lines = training(r, steps) + [
+            f"{ts(kill_at)} torch.distributed.elastic.agent.server.api: [INFO] Received 15 death signal, "
             "shutting down workers",
         ]
         write(folder, f"job_991_{r}.out", lines)
@@ -188,8 +192,8 @@ def time_limit(folder: Path) -> Path:
         "slurm-991.log",
         [
             "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
-            "slurmstepd: error: *** JOB 991 ON gpu-01 CANCELLED AT 2026-11-20T03:11:40 DUE TO TIME LIMIT ***",
-            "slurmstepd: error: *** STEP 991.0 ON gpu-01 CANCELLED AT 2026-11-20T03:11:40 DUE TO TIME LIMIT ***",
+            f"slurmstepd: error: *** JOB 991 ON gpu-01 CANCELLED AT {at} DUE TO TIME LIMIT ***",
+            f"slurmstepd: error: *** STEP 991.0 ON gpu-01 CANCELLED AT {at} DUE TO TIME LIMIT ***",
         ],
     )
     return folder

@@ -69,6 +69,22 @@ def test_clean_time_limit_is_a_scheduler_kill(tmp_path: Path, diagnose_dir: Run)
     assert diag.initiating.rank is None
 
 
+def test_time_limit_long_after_progress_stopped_is_a_hang(tmp_path: Path, diagnose_dir: Run) -> None:
+    # every rank's last step is at 03:10:00; the scheduler kills the job an hour later
+    diag = diagnose_dir(scenarios.time_limit(tmp_path, kill_at=600 + 3600))
+    assert diag.category == "hang_no_error"
+    assert any("DUE TO TIME LIMIT" in ev.text for ev in diag.initiating.evidence)
+    assert "60 min" in diag.root_cause, diag.root_cause
+
+
+def test_time_limit_shortly_after_steady_progress_stays_a_scheduler_kill(
+    tmp_path: Path, diagnose_dir: Run
+) -> None:
+    # a long run (steps every 4 s for 2 h 13 min) killed 10 min after its last step: < 15 min, < 10 %
+    diag = diagnose_dir(scenarios.time_limit(tmp_path, kill_at=2000 * 4 + 600, steps=2000))
+    assert diag.category == "scheduler_kill"
+
+
 def test_zero3_checkpoint_gather_is_not_a_plain_gpu_oom(tmp_path: Path, diagnose_dir: Run) -> None:
     diag = diagnose_dir(scenarios.zero3_save(tmp_path))
     assert diag.category == "gpu_oom_checkpoint_gather"

@@ -181,8 +181,10 @@ def main() -> int:
         eng = json.loads(child.stdout)
         rg_wall, rg_cpu = _time_rg(patterns, logs, a.repeat)
         gb = total / 1e9
+        load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
         print(
-            f"{gb:.3f} GB in {a.ranks} rank files; best of {a.repeat} runs; GB/s by wall clock and by CPU time"
+            f"{gb:.3f} GB in {a.ranks} rank files; best of {a.repeat} runs; GB/s by wall clock and by CPU time; "
+            f"load average {load} on {os.cpu_count()} CPUs"
         )
         print("\n| tool | wall s | GB/s (wall) | GB/s (CPU) | peak RSS |\n|---|---|---|---|---|")
         print(

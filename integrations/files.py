@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from denpex.models import Evidence, JobRef, LogSource, MissingEvidence
+from denpex.settings import Settings
 
 #: never read more files than this from one job folder (a misconfigured copy job is not a DoS)
 MAX_FILES = 4096
@@ -69,9 +70,8 @@ class FilesCollector:
         return Evidence(job=job, sources=sources, missing=missing)
 
 
-def create_collector(settings: object) -> FilesCollector:
-    """Factory named in `workers.collect.COLLECTORS`; needs `settings.log_root`."""
-    root = getattr(settings, "log_root", None)
-    if root is None:
+def create_collector(settings: Settings) -> FilesCollector:
+    """Factory named in `workers.collect.COLLECTORS`; needs `DENPEX_LOG_ROOT`."""
+    if settings.log_root is None:
         raise RuntimeError("DENPEX_LOG_ROOT is not set")
-    return FilesCollector(Path(root))
+    return FilesCollector(Path(settings.log_root))

@@ -27,7 +27,9 @@ def k8s_oom_sources(n: int = 8, oom: int = 6) -> list[LogSource]:
                 "Timeout(ms)=600000) ran for 600031 milliseconds before timing out."
             )
         data = ("\n".join(lines) + "\n").encode()
-        srcs.append(LogSource(name=f"train-{i}-x8k2p/pytorch", data=data, rank=i, node=f"gpu-{i:02d}", kind="rank"))
+        srcs.append(
+            LogSource(name=f"train-{i}-x8k2p/pytorch", data=data, rank=i, node=f"gpu-{i:02d}", kind="rank")
+        )
     status = ["k8s: Job default/train condition Failed reason=BackoffLimitExceeded"]
     for i in range(n):
         end = "19:01:00Z" if i == oom else "19:11:00Z"
@@ -73,7 +75,10 @@ def test_weak_generic_exception_loses_to_strong_primary_soon_after(tmp_path: Pat
     for r in range(4):
         lines = scenarios.training(r, 200)
         if r == 2:
-            lines += [f"{scenarios.ts(840)} [INFO] step 211 forward", "[rank2]: ValueError: could not convert string to float: 'nan%'"]
+            lines += [
+                f"{scenarios.ts(840)} [INFO] step 211 forward",
+                "[rank2]: ValueError: could not convert string to float: 'nan%'",
+            ]
         elif r == 3:
             lines += [f"{scenarios.ts(843)} [INFO] step 211 forward", *scenarios.gpu_oom(r)]
         else:
@@ -89,7 +94,10 @@ def test_weak_exception_alone_still_initiates(tmp_path: Path, diagnose_dir: Run)
     for r in range(4):
         lines = scenarios.training(r, 200)
         if r == 2:
-            lines += [f"{scenarios.ts(840)} [INFO] step 211 forward", "[rank2]: ValueError: could not convert string to float: 'nan%'"]
+            lines += [
+                f"{scenarios.ts(840)} [INFO] step 211 forward",
+                "[rank2]: ValueError: could not convert string to float: 'nan%'",
+            ]
         else:
             lines += scenarios.watchdog(r, "1120 03:24:02.123456")
         scenarios.write(tmp_path, f"rank{r}.log", lines)

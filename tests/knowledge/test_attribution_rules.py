@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from denpex.models import Diagnosis, LogSource
 from knowledge.engine import Engine
+from knowledge.schema import ENTRIES_DIR, EntryError, load_entries
+from knowledge.sources import discover
 from tests.knowledge import scenarios
 
 Run = Callable[[Path], Diagnosis]
@@ -141,3 +146,35 @@ def test_generic_traceback_before_any_collateral_is_still_a_cause(tmp_path: Path
     diag = diagnose_dir(tmp_path)
     assert diag.initiating.rank == 1
     assert diag.category == "shape_or_user_code_error"
+
+
+def _copy_entries(tmp_path: Path) -> Path:
+    folder = tmp_path / "entries"
+    shutil.copytree(ENTRIES_DIR, folder)
+    return folder
+
+
+def test_no_match_answer_is_the_entry_tagged_fallback(tmp_path: Path) -> None:
+    """Chosen by the `fallback` tag, not by file order or category: move the tag, the answer moves."""
+    folder = _copy_entries(tmp_path)
+    hang = folder / "hang-no-progress.toml"
+    hang.write_text(hang.read_text().replace(', "fallback"]', "]", 1))
+    other = folder / "scheduler-preempted-cancelled.toml"
+    text = other.read_text()
+    other.write_text(text.replace('tags = ["', 'tags = ["fallback", "', 1))
+    logs = tmp_path / "logs"
+    scenarios.write(logs, "rank0.log", scenarios.training(0, 10))
+    diag = Engine.load(folder).diagnose(discover([logs]))
+    assert diag.entry is not None and diag.entry.id == "scheduler-preempted-cancelled"
+    bundled = Engine.load().diagnose(discover([logs]))
+    assert bundled.entry is not None and bundled.entry.id == "hang-no-progress"
+    assert bundled.confidence <= 0.1
+
+
+def test_when_stalled_must_name_a_known_entry(tmp_path: Path) -> None:
+    folder = _copy_entries(tmp_path)
+    path = folder / "scheduler-time-limit.toml"
+    path.write_text(path.read_text().replace('entry = "hang-no-progress"', 'entry = "no-such-entry"', 1))
+    with pytest.raises(EntryError) as err:
+        load_entries(folder)
+    assert "scheduler-time-limit.toml" in str(err.value) and "when_stalled.entry" in str(err.value)

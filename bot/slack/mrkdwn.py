@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from knowledge.wording import ranges
+
 SECTION_LIMIT = 3000
 HEADER_LIMIT = 150
 CONTEXT_LIMIT = 2000
@@ -46,20 +48,8 @@ def clip(text: str, limit: int) -> str:
 
 
 def rank_ranges(ranks: Iterable[int]) -> str:
-    """`[0,1,2,3,4,6,7]` → `0-4,6,7`: runs of three or more collapse into a range."""
-    values = sorted(set(ranks))
-    parts: list[str] = []
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
-            j += 1
-        if j - i >= 2:
-            parts.append(f"{values[i]}-{values[j]}")
-        else:
-            parts.extend(str(v) for v in values[i : j + 1])
-        i = j + 1
-    return ",".join(parts)
+    """`[0,1,2,3,4,6,7]` → `0-4,6,7`: the engine's own grouping, so Slack and the CLI agree."""
+    return ranges(ranks)
 
 
 def section(text: str) -> dict:

@@ -2,7 +2,7 @@
 
 The engine runs in a child process pinned with `os.sched_setaffinity` so its peak RSS
 (`ru_maxrss`) and CPU time are its own; ripgrep gets the same core and every pattern the engine
-compiles (signatures, context, masking rules, facts), exported by `scan_throughput._patterns_file`.
+compiles (signatures, context, engine facts), exported by `scan_throughput._patterns_file`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -40,22 +39,8 @@ JOBS = 12
 class PersistentRedis(RedisServer):
     """The shared test server, but with an append-only file, as production runs it."""
 
-    def start(self, timeout: float = 10.0) -> None:
-        self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "always",
-             "--dir", str(self.dir), "--loglevel", "warning"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.2)
-        while time.monotonic() < deadline:
-            try:
-                if client.ping():
-                    client.close()
-                    return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+    def __init__(self, port: int | None = None) -> None:
+        super().__init__(port, appendonly=True)
 
 
 @pytest.fixture

@@ -23,7 +23,11 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, port: int | None = None) -> None:
+    """`appendonly=True` runs it as production should: an append-only file fsynced on every write,
+    so queued jobs survive a restart (the Redis-restart fault tests rely on it)."""
+
+    def __init__(self, port: int | None = None, *, appendonly: bool = False) -> None:
+        self.appendonly = appendonly
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed; run scripts/bootstrap")
@@ -37,9 +41,11 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 10.0) -> None:
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.appendonly else [
+            "--appendonly", "no"]
         self.proc = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.dir), "--loglevel", "warning"],
+             *persistence, "--dir", str(self.dir), "--loglevel", "warning"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + timeout

@@ -158,6 +158,9 @@ class JobEvent:
     job: JobRef
     facts: list[str] = field(default_factory=list)
     dedupe_key: str = ""
+    #: where the thread should go when someone asked for it (`/denpex diagnose` in a channel);
+    #: None: `DENPEX_CHANNEL`
+    channel: str | None = None
 
     def __post_init__(self) -> None:
         self.dedupe_key = self.dedupe_key or self.job.key

@@ -162,7 +162,8 @@ class Hooks:
             if previous is None or now - float(previous) >= self.deps.dedupe_ttl:
                 async with r.pipeline(transaction=True) as pipe:
                     pipe.delete(store.diagnosis_key(work), store.post_key(work), store.job_key(work))
-                    pipe.hset(store.job_key(work), mapping=store.job_mapping(job, facts, now, rq_id))
+                    pipe.hset(store.job_key(work), mapping=store.job_mapping(job, facts, now, rq_id,
+                                                                                    channel=event.channel))
                     pipe.expire(store.job_key(work), self.settings.result_ttl_seconds)
                     await pipe.execute()
             await asyncio.to_thread(enqueue, self.queue, work, result_ttl=self.settings.result_ttl_seconds)

@@ -15,6 +15,7 @@ import uuid
 from datetime import UTC, datetime
 
 import structlog
+from slack_sdk.errors import SlackApiError
 
 from denpex.models import Diagnosis, Evidence, JobRef, LogSource, MissingEvidence, Scheduler
 from denpex.texts import pipeline as texts
@@ -90,6 +91,26 @@ def _quota(ctx: WorkerContext, store: Store, work: str) -> QuotaDecision:
     return decision
 
 
+#: a requested channel that cannot take the thread: it goes to `DENPEX_CHANNEL` instead
+UNPOSTABLE = frozenset({"channel_not_found", "not_in_channel", "is_archived"})
+
+
+def _post(ctx: WorkerContext, store: Store, work: str, job: JobRef, diagnosis: Diagnosis | None,
+          decision: QuotaDecision, requested: str | None) -> tuple[str, str]:
+    """Post in the channel that asked (`/denpex diagnose`), else in `DENPEX_CHANNEL`; fall back to
+    the latter when the bot cannot post where it was asked and nothing was posted there yet."""
+    channel = requested or ctx.channel
+    try:
+        return SlackPoster(ctx.slack, channel, store, ctx.renderer).post(work, job, diagnosis, decision)
+    except SlackApiError as exc:
+        error = exc.response.get("error")
+        fallback = ctx.channel if ctx.channel and ctx.channel != channel else None
+        if fallback is None or error not in UNPOSTABLE or store.post_state(work).get("ts"):
+            raise
+        log.warning("requested_channel_unpostable", job_key=work, error=error)
+        return SlackPoster(ctx.slack, fallback, store, ctx.renderer).post(work, job, diagnosis, decision)
+
+
 def _failure_end(job: JobRef, received_at: float) -> float:
     if job.end is not None:
         end = job.end if job.end.tzinfo else job.end.replace(tzinfo=UTC)
@@ -118,7 +139,7 @@ def process(ctx: WorkerContext, work: str) -> str:
         diagnosis = store.load_diagnosis(work) or diagnosis  # a concurrent execution may have won
         log.info("diagnosed", job_key=work, category=diagnosis.category, rank=diagnosis.initiating.rank)
     store.set_state(work, "diagnosed", category=diagnosis.category)
-    if ctx.slack is None or not ctx.channel:
+    if ctx.slack is None or not (record.channel or ctx.channel):
         return "diagnosed"
     token = uuid.uuid4().hex
     if not store.acquire_post_lock(work, token, POST_LEASE_SECONDS):
@@ -127,8 +148,8 @@ def process(ctx: WorkerContext, work: str) -> str:
         if store.post_state(work).get("status") == "posted":
             return "already-posted"
         decision = _quota(ctx, store, work)
-        poster = SlackPoster(ctx.slack, ctx.channel, store, ctx.renderer)
-        channel, ts = poster.post(work, job, diagnosis if decision.allowed else None, decision)
+        channel, ts = _post(ctx, store, work, job, diagnosis if decision.allowed else None, decision,
+                            record.channel)
         store.set_state(work, "posted", ts=ts, channel=channel)
         store.record_latency(max(time.time() - _failure_end(job, record.received_at), 0.0))
     finally:

@@ -71,8 +71,10 @@ return 0
 class JobRecord:
     """A queued job as the worker reads it back."""
 
-    def __init__(self, job: JobRef, facts: list[str], received_at: float, state: str) -> None:
+    def __init__(self, job: JobRef, facts: list[str], received_at: float, state: str,
+                 channel: str | None = None) -> None:
         self.job, self.facts, self.received_at, self.state = job, facts, received_at, state
+        self.channel = channel  # the channel that asked for this diagnosis, if any
 
 
 class Store:
@@ -93,6 +95,7 @@ class Store:
             facts=json.loads(data.get("facts", "[]")),
             received_at=float(data.get("received_at", time.time())),
             state=data.get("state", "queued"),
+            channel=data.get("channel") or None,
         )
 
     def set_state(self, work: str, state: str, **extra: str) -> None:
@@ -143,7 +146,11 @@ class Store:
             pipe.execute()
 
 
-def job_mapping(job: JobRef, facts: list[str], received_at: float, rq_id: str) -> dict[str, str]:
+def job_mapping(job: JobRef, facts: list[str], received_at: float, rq_id: str,
+                channel: str | None = None) -> dict[str, str]:
     """The `job:{work}` hash as the server writes it (values already masked)."""
-    return {"job": job.model_dump_json(), "facts": json.dumps(facts), "received_at": str(received_at),
-            "state": "queued", "rq_id": rq_id}
+    mapping = {"job": job.model_dump_json(), "facts": json.dumps(facts), "received_at": str(received_at),
+               "state": "queued", "rq_id": rq_id}
+    if channel:
+        mapping["channel"] = channel
+    return mapping

@@ -71,7 +71,10 @@ class Commands:
         except UsageError as exc:
             await ack(str(exc))
             return
-        where = self.deps.settings.channel or command.get("channel_id") or ""
+        here = command.get("channel_id") or ""
+        # the thread goes where it was asked for, if that is a channel the bot can post in (not a DM)
+        asked = here if here[:1] in ("C", "G") else None
+        where = asked or self.deps.settings.channel or ""
         await ack(texts.diagnose_queued(escape(job_id), escape(cluster or self.deps.settings.cluster), where))
         try:
             job = await self.deps.resolver.resolve(cluster, job_id)
@@ -86,7 +89,7 @@ class Commands:
             await respond(texts.quota_blocked(texts.quota_exhausted_note(status.plan, status.limit)))
             return
         try:
-            result = await self.deps.submitter.submit(job)
+            result = await self.deps.submitter.submit(job, channel=asked)
         except Exception:
             log.exception("enqueue_failed", job_key=job.key)
             await respond(texts.ENQUEUE_FAILED)

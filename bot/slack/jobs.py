@@ -102,7 +102,7 @@ class SubmitResult:
 
 
 class Submitter(Protocol):
-    async def submit(self, job: JobRef) -> SubmitResult: ...
+    async def submit(self, job: JobRef, channel: str | None = None) -> SubmitResult: ...
 
 
 Accept = Callable[[JobEvent], Awaitable[str]]
@@ -115,9 +115,9 @@ class PipelineSubmitter:
     def __init__(self, accept: Accept) -> None:
         self.accept = accept
 
-    async def submit(self, job: JobRef) -> SubmitResult:
+    async def submit(self, job: JobRef, channel: str | None = None) -> SubmitResult:
         fact = f"slack: /denpex diagnose {job.job_id} --cluster {job.cluster}"
-        event = JobEvent(job=job, facts=[fact])
+        event = JobEvent(job=job, facts=[fact], channel=channel)
         return SubmitResult(await self.accept(event) == "queued", event.dedupe_key)
 
 

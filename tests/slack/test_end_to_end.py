@@ -130,3 +130,35 @@ def test_manifest_has_what_the_app_uses() -> None:
     events = set(manifest["settings"]["event_subscriptions"]["bot_events"])
     assert {"app_mention", "message.channels", "message.groups"} <= events
     assert "socket_mode_enabled" in manifest["settings"]
+
+
+async def _diagnose_from(slack_stack: SlackStack, settings: Settings, redis_client: redis.Redis,
+                         masker: Any, job_id: str, channel_id: str) -> None:
+    assert settings.log_root is not None
+    scenarios.zero3_save(settings.log_root / "ci" / job_id)
+    await slack_stack.command(f"diagnose {job_id} --cluster ci", channel_id=channel_id)
+    work = f"files:ci:{job_id}"
+    await slack_stack.fake.wait_for_async(
+        lambda: redis_client.exists(f"denpex:job:{work}"), what="job record"
+    )
+    assert (
+        await asyncio.to_thread(run_worker, settings, slack_stack.fake, redis_client, masker, work)
+        == "posted"
+    )
+
+
+async def test_diagnose_answers_in_the_channel_that_asked(
+    slack_stack: SlackStack, settings: Settings, redis_client: redis.Redis, masker: Any
+) -> None:
+    await _diagnose_from(slack_stack, settings, redis_client, masker, "778", "C0GENERAL")
+    (root,) = slack_stack.fake.roots("C0GENERAL")
+    assert "778" in root["text"] and slack_stack.fake.thread(root["ts"], "C0GENERAL")
+    assert slack_stack.fake.roots("C0ALERTS") == []
+
+
+async def test_diagnose_from_a_channel_the_bot_cannot_post_in_falls_back(
+    slack_stack: SlackStack, settings: Settings, redis_client: redis.Redis, masker: Any
+) -> None:
+    await _diagnose_from(slack_stack, settings, redis_client, masker, "779", "C0NOTAMEMBER")
+    (root,) = slack_stack.fake.roots("C0ALERTS")  # channel_not_found there → DENPEX_CHANNEL
+    assert "779" in root["text"] and slack_stack.fake.thread(root["ts"], "C0ALERTS")

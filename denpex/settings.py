@@ -40,6 +40,7 @@ class Settings(BaseSettings):
     rank_byte_cap: int = Field(default=64 << 20, ge=4096, alias="DENPEX_RANK_BYTE_CAP")
     result_ttl_seconds: int = Field(default=14 * 86400, ge=60, alias="DENPEX_RESULT_TTL")
     k8s_namespaces: str | None = Field(default=None, alias="DENPEX_K8S_NAMESPACES")
+    k8s_cluster: str | None = Field(default=None, alias="DENPEX_K8S_CLUSTER")
     node_agent_token: SecretStr | None = Field(default=None, alias="DENPEX_NODE_AGENT_TOKEN")
     node_agent_namespace: str | None = Field(default=None, alias="DENPEX_NODE_AGENT_NAMESPACE")
     llm_url: str | None = Field(default=None, alias="DENPEX_LLM_URL")

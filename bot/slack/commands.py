@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from bot.slack.jobs import SAFE_ID, UnknownCluster, UnknownJobId
+from bot.slack.jobs import K8S_ID, SAFE_ID, UnknownCluster, UnknownJobId
 from bot.slack.mrkdwn import clip, escape
 from denpex.texts import slack as texts
 from workers.posting import ROOT_EVENT
@@ -47,7 +47,7 @@ def parse_diagnose(args: list[str]) -> tuple[str, str | None]:
             job_id = word
     if not job_id:
         raise UsageError(texts.DIAGNOSE_USAGE)
-    if not SAFE_ID.match(job_id):
+    if not (SAFE_ID.match(job_id) or K8S_ID.match(job_id)):
         raise UsageError(texts.bad_job_id(escape(job_id[:64])))
     if cluster is not None and not SAFE_ID.match(cluster):
         raise UsageError(texts.unknown_cluster(escape(cluster[:64]), []))

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from bot.server import ServerDeps
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$")
+#: a Kubernetes training job as `<namespace>/<name>` (DNS-1123 names)
+K8S_ID = re.compile(r"^([a-z0-9][-a-z0-9]{0,62})/([a-z0-9][-a-z0-9.]{0,252})$")
 
 
 class UnknownCluster(LookupError):
@@ -42,7 +44,8 @@ class JobResolver(Protocol):
 
 
 class DefaultResolver:
-    """Clusters from `DENPEX_LOG_ROOT/<cluster>/` (files) and `DENPEX_CLUSTER` (Slurm, via `sacct`)."""
+    """Clusters from `DENPEX_LOG_ROOT/<cluster>/` (files), `DENPEX_CLUSTER` (Slurm, via `sacct`) and
+    `DENPEX_K8S_CLUSTER` (Kubernetes, found the standard way: KUBECONFIG or in-cluster)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -56,6 +59,8 @@ class DefaultResolver:
                     found[child.name] = Scheduler.files
         if shutil.which("sacct"):
             found.setdefault(self.settings.cluster, Scheduler.slurm)
+        if self.settings.k8s_cluster:
+            found[self.settings.k8s_cluster] = Scheduler.kubernetes
         return found
 
     def _resolve(self, cluster: str | None, job_id: str) -> JobRef:
@@ -66,6 +71,10 @@ class DefaultResolver:
         if name is None or name not in clusters:
             raise UnknownCluster(cluster or self.settings.cluster, sorted(clusters))
         scheduler = clusters[name]
+        if scheduler is Scheduler.kubernetes:
+            return self._kubernetes(name, job_id)
+        if "/" in job_id:
+            raise UnknownJobId(job_id)
         if scheduler is Scheduler.files:
             assert self.settings.log_root is not None
             if not (self.settings.log_root / name / job_id).is_dir():
@@ -90,6 +99,21 @@ class DefaultResolver:
                 name=row[3] if len(row) > 3 else None,
             )
         return JobRef(scheduler=scheduler, cluster=name, job_id=job_id)
+
+    def _kubernetes(self, cluster: str, job_id: str) -> JobRef:
+        from integrations.kubernetes import NotConfigured, job_id_of
+
+        match = K8S_ID.match(job_id)
+        if match is None:
+            raise UnknownJobId(job_id)
+        namespace, name = match.groups()
+        try:
+            found = job_id_of(namespace, name)
+        except NotConfigured as exc:  # DENPEX_K8S_CLUSTER is set but no cluster can be reached
+            raise UnknownCluster(cluster, []) from exc
+        if found is None:
+            raise UnknownJobId(job_id)
+        return JobRef(scheduler=Scheduler.kubernetes, cluster=cluster, namespace=namespace, job_id=found)
 
     async def resolve(self, cluster: str | None, job_id: str) -> JobRef:
         return await asyncio.to_thread(self._resolve, cluster, job_id)

@@ -67,7 +67,10 @@ def unknown_subcommand(word: str) -> str:
     return f"I don't know `{word}`. Try `/denpex help`."
 
 
-DIAGNOSE_USAGE = "Usage: `/denpex diagnose <jobid> [--cluster X]`, e.g. `/denpex diagnose 4242 --cluster ci`."
+DIAGNOSE_USAGE = (
+    "Usage: `/denpex diagnose <jobid> [--cluster X]`, e.g. `/denpex diagnose 4242 --cluster ci`;"
+    " on Kubernetes the job is `<namespace>/<name>`."
+)
 
 
 def bad_job_id(job_id: str) -> str:

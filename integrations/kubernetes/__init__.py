@@ -6,6 +6,7 @@ Only this package imports the `kubernetes` client (checked by import-linter). Ev
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from kubernetes import client, config
@@ -21,11 +22,33 @@ def load_api_client(kubeconfig: str | None = None) -> client.ApiClient:
     Raises `kubernetes.config.ConfigException` when neither is available.
     """
     cfg = client.Configuration()
+    # KUBECONFIG is read now, not when the client library was imported (its default is frozen then)
+    kubeconfig = kubeconfig or os.environ.get("KUBECONFIG") or None
     try:
         config.load_kube_config(config_file=kubeconfig, client_configuration=cfg)
     except (config.ConfigException, FileNotFoundError, TypeError):
         config.load_incluster_config(client_configuration=cfg)
     return client.ApiClient(cfg)
+
+
+class NotConfigured(LookupError):
+    """No cluster found: neither KUBECONFIG (~/.kube/config) nor an in-cluster service account."""
+
+
+def job_id_of(namespace: str, name: str) -> str | None:
+    """The pipeline's job id for a training job named `name` in `namespace` (`<name>` for a batch Job,
+    `<Kind>/<name>` for a PyTorchJob or JobSet), or None when no such job exists."""
+    from integrations.kubernetes.api import find_owner
+
+    try:
+        api = load_api_client()
+    except config.ConfigException as exc:
+        raise NotConfigured(str(exc)) from exc
+    with api:
+        owner = find_owner(api, namespace, name)
+    if owner is None:
+        return None
+    return owner.name if owner.kind == "Job" else f"{owner.kind}/{owner.name}"
 
 
 def create_collector(settings: Settings) -> Collector:
@@ -54,4 +77,4 @@ def __getattr__(name: str) -> object:
     raise AttributeError(name)
 
 
-__all__ = ["KubernetesCollector", "create_collector", "load_api_client"]
+__all__ = ["KubernetesCollector", "NotConfigured", "create_collector", "job_id_of", "load_api_client"]

@@ -174,6 +174,8 @@ def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
     pool = (
         [c for c in cands if not (c.secondhand or c.scheduler)] or [c for c in cands if c.scheduler] or cands
     )
+    first_attempt = min(_attempt(job, c) for c in pool)
+    pool = [c for c in pool if _attempt(job, c) == first_attempt]  # restarts follow the first failure
     bounds = _bound_untimed(job, pool)
     if bounds:
         for i, c in enumerate(pool):
@@ -186,7 +188,7 @@ def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
         return max(kernel_untimed, key=strength), True
     if timed:
         first = min(timed, key=lambda c: (c.when(), c.first.source, c.first.line))
-        first = _stronger_soon_after(first, timed)
+        first = _stronger_soon_after(job, first, timed)
         near = _kernel_fault_near(first, timed)
         if near is not None:
             return near, True
@@ -196,19 +198,30 @@ def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
     return max(pool, key=lambda c: (*strength(c), -c.first.source, -c.first.line)), len(pool) > 1
 
 
-def _stronger_soon_after(first: _Cand, timed: list[_Cand]) -> _Cand:
+def _stronger_soon_after(job: Job, first: _Cand, timed: list[_Cand]) -> _Cand:
     """A weak first primary (a generic exception) loses to a strong primary on another actor that
     follows within `WEAK_WINDOW_SECONDS`: the generic line is more likely a symptom of it."""
     if first.best.score >= WEAK_SCORE:
         return first
     t0 = first.when() or 0.0
+    attempt = _attempt(job, first)
     strong = [
         c
         for c in timed
-        if c.key != first.key and c.best.score >= WEAK_SCORE
+        if c.key != first.key and c.best.score >= WEAK_SCORE and _attempt(job, c) == attempt
         if 0 <= (c.when() or 0.0) - t0 <= WEAK_WINDOW_SECONDS
     ]
     return min(strong, key=lambda c: (c.when(), c.first.source, c.first.line)) if strong else first
+
+
+_ATTEMPT = re.compile(r"(?:^|/)attempt_(\d+)/")
+
+
+def _attempt(job: Job, c: _Cand) -> int:
+    """torchrun's restart attempt a candidate's file belongs to (`--log-dir …/attempt_N/`): a failure
+    of a later attempt (a restart that could not rendezvous) never explains an earlier one."""
+    m = _ATTEMPT.search(job.scans[c.first.source].source.name)
+    return int(m.group(1)) if m else 0
 
 
 #: a kernel fault this soon after a rank's first error on the same node explains it (driver logs lag,
@@ -241,6 +254,10 @@ def _confidence(best: float, runner_up: float | None, fallback: bool, secondhand
     return round(min(0.97, max(0.05, c)), 2)
 
 
+#: the most an answer resting only on weak or second-order lines may claim
+INCONCLUSIVE = 0.5
+#: below this an answer rests on an exit code or a launcher's report alone
+LONE_EXIT_SCORE = 1.5
 #: an entry whose signatures on an actor add up to less than this is only a generic symptom (a bare
 #: Python exception line): it neither starts a cascade ahead of a real failure nor survives teardown
 WEAK_SCORE = 1.0
@@ -251,8 +268,14 @@ WEAK_WINDOW_SECONDS = 60.0
 def _demote_teardown(job: Job) -> None:
     """A weak primary (a generic traceback) printed after its rank's own first collateral line (a
     watchdog timeout, a SIGTERM) is part of the teardown: evidence, never the cause."""
-    for sigs in job.by_actor().values():
+    first_in_source: dict[int, Signal] = {}
+    for s in job.signals:
+        if s.role == "collateral" and (s.source not in first_in_source or s.line < first_in_source[s.source].line):
+            first_in_source[s.source] = s
+    for key, sigs in job.by_actor().items():
         coll = [s for s in sigs if s.role == "collateral"]
+        if not coll and key[0] == "source" and sigs[0].source in first_in_source:
+            coll = [first_in_source[sigs[0].source]]  # a line with no rank: the file's first collateral
         if not coll:
             continue
         first = min(coll, key=Signal.order)
@@ -268,6 +291,8 @@ def _demote_teardown(job: Job) -> None:
 def _after(s: Signal, ref: Signal) -> bool:
     """Did `s` come after `ref`: by line within one file, else by time when both have one."""
     if s.source == ref.source:
+        if s.line == ref.line:  # one line, two readings: the stronger one says what the line is
+            return ref.pattern.weight > s.pattern.weight
         return s.line > ref.line
     t, r = s.abs_time(), ref.abs_time()
     return t is not None and r is not None and t > r
@@ -280,18 +305,48 @@ def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
 def _named_culprit(job: Job, v: Verdict) -> Verdict:
     """A desync report that names the ranks which never joined outranks the rank that printed it,
     unless a rank's own failure explains the job (a first-hand primary, not a wait or a timeout)."""
-    if not job.culprits or (v.rank is not None and v.rank in job.culprits):
+    culprits = job.culprits or _desynced(job)
+    if not culprits or (v.rank is not None and v.rank in culprits):
         return v
     if not v.collateral_only and v.entry is not None and v.entry.category not in ("nccl_timeout", "hang_no_error"):
         return v
-    v.rank = min(job.culprits)
+    v.rank = min(culprits)
     v.node = job.rank_node.get(v.rank)
     v.actor = ("rank", str(v.rank))
-    v.notes.append(wording.desync_report(sorted(job.culprits)))
+    v.notes.append(wording.desync_report(sorted(culprits)))
     return v
 
 
+def _desynced(job: Job) -> set[int]:
+    """The ranks whose collective (op and sequence number, or the c10d call their traceback is blocked
+    in) differs from what most ranks were in."""
+    for per_rank in (job.seq, job.pending_op):
+        if len(per_rank) < 3:
+            continue
+        majority, count = Counter(per_rank.values()).most_common(1)[0]
+        odd = {r for r, s in per_rank.items() if s != majority}
+        if odd and count > len(odd):
+            return odd
+    return set()
+
+
+def _has_text(job: Job) -> bool:
+    """Did any source hold readable lines? (0-byte files, core dumps and checkpoints hold none.)"""
+    for scan in job.scans:
+        for _, text in scan.numbered_tail:
+            readable = sum((ch.isprintable() and ch != "\ufffd") or ch == "\t" for ch in text)
+            if text.strip() and readable >= 0.9 * len(text):
+                return True
+        if scan.hits:
+            return True
+    return False
+
+
 def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
+    if not _has_text(job):
+        return Verdict(
+            category=wording.FALLBACK_CATEGORY, entry=None, confidence=0.0, notes=[wording.no_content(len(job.scans))]
+        )
     _demote_teardown(job)
     cands = _candidates(job)
     if cands:
@@ -309,6 +364,21 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
         confidence=0.1,
         notes=[wording.no_match()],
     )
+
+
+def _all_at_once(cands: list[_Cand], chosen: _Cand) -> bool:
+    """Every rank failed the same way in the same second, known only from the launcher's summary: no
+    rank started it (a crash in a call every rank makes together), so none is named."""
+    if not chosen.secondhand or chosen.when() is None:
+        return False
+    same = [
+        c
+        for c in cands
+        if c.key[0] == "rank" and c.secondhand and c.best.entry.id == chosen.best.entry.id
+        if c.when() is not None and abs((c.when() or 0.0) - (chosen.when() or 0.0)) <= 1.0
+    ]
+    ranks = [c for c in cands if c.key[0] == "rank"]
+    return len(same) >= 2 and len(same) == len(ranks)
 
 
 def _phase_decides(entry: Entry, alternatives: list[Entry]) -> Entry | None:
@@ -359,12 +429,17 @@ def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
         phase=best.phase,
     )
     _locate(job, v, chosen)
+    if _all_at_once(cands, chosen):
+        v.rank, v.actor, v.node = None, None, None
+        v.notes.append(wording.all_at_once(sorted(int(c.key[1]) for c in cands if c.key[0] == "rank")))
     alts = [s.entry for s in chosen.scored[1:]] + [c.best.entry for c in cands if c is not chosen]
     v.alternatives = _dedupe(alts, best.entry)
     for sc in [*chosen.scored, *(c.best for c in cands if c is not chosen)]:
         v.scores.setdefault(sc.entry.id, sc.score)
     if best.phase is None and _phase_decides(best.entry, v.alternatives):
         v.confidence = round(v.confidence * 0.8, 2)  # the one fact that would settle it is missing
+    if sum({s.pattern.sig_id: s.pattern.weight for s in best.signals}.values()) < LONE_EXIT_SCORE:
+        v.confidence = min(v.confidence, INCONCLUSIVE)  # only a weak line (a bare SIGKILL exit code)
     if fallback:
         v.notes.append(wording.clock_fallback())
     return v
@@ -466,6 +541,7 @@ def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
         scores={sc.entry.id: sc.score for sc in scored},
     )
     v.stamp = v.evidence[0].stamp if v.evidence else None
+    v.confidence = min(v.confidence, INCONCLUSIVE)  # only consequences seen: the cause is elsewhere
     rank, note = _odd_rank_out(job, {s.rank for s in best.signals if s.rank is not None})
     if rank is not None:
         v.rank, v.actor = rank, ("rank", str(rank))

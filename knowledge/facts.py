@@ -21,7 +21,7 @@ _DEVICE = re.compile(
     r"(?: nvmlDev \d+)? busId ([0-9a-f]+)",
     re.IGNORECASE,
 )
-_SEQ = re.compile(r"SeqNum=(\d+), ?OpType=([A-Z_]+)")
+_SEQ = re.compile(r"(?:SeqNum|SequenceNumber)=(\d+), ?OpType=([A-Z_]+)")  # watchdog; DETAIL fingerprint
 _WORLD = re.compile(r"(?:world[_ ]size|nranks)[=: ]+(\d{1,6})", re.IGNORECASE)
 
 

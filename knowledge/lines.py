@@ -69,6 +69,8 @@ _NCCL_DEV = re.compile(r"^\S+:\d+:\d+ \[(\d{1,3})\] (?:\S+ )?NCCL ")
 _LOCAL_RANK_ARG = re.compile(r"--local[_-]rank[= ](\d{1,5})")
 #: a message that names the rank printing it: the DDP reducer's "did not receive grad for rank 1:",
 #: FSDP's "Failed to clone() tensor with name x on rank 1", c10d's "[PG 0 Rank 3]" further into a line
+#: srun's report of a task: `srun: error: gpu-01: task 1: Segmentation fault` (the task id is the rank)
+_SRUN_TASK = re.compile(r"^\s*srun: error: \S+: tasks? (\d{1,6})(?:-\d+)?: ")
 _SELF_NAMED_RANK = re.compile(
     r"\b(?:receive grad for|tensor with name \S+ on|\(default_pg\)) [Rr]ank (\d{1,6})\b"
     r"|\bRank (\d{1,6})(?::|, node \S+, device) "  # Megatron's NaN/Inf checks name their own rank
@@ -106,6 +108,9 @@ def parse_rank(text: str) -> RankInfo:
     m = _LOCAL_RANK_ARG.search(text[:2000])
     if m:
         return RankInfo(None, int(m.group(1)))
+    m = _SRUN_TASK.match(head)
+    if m:
+        return RankInfo(int(m.group(1)))
     m = _SELF_NAMED_RANK.search(text[:2000])
     if m:
         return RankInfo(int(next(g for g in m.groups() if g)))

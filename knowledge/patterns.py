@@ -28,14 +28,28 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     "xid": (r"NVRM: Xid \(", False),
     "rankmap": (r"^\[default\d+\]:\[rank\d+\]:", False),  # local -> global; first per chunk only
     "device": (r"cudaDev \d+ (?:nvmlDev \d+ )?busId [0-9a-f]+", True),
-    "seqnum": (r"SeqNum=\d+, ?OpType=[A-Z_]+", False),
+    "seqnum": (r"(?:SeqNum|SequenceNumber)=\d+, ?OpType=[A-Z_]+", False),
     "world": (r"(?:world[_ ]size|nranks)[=: ]+\d+", True),
     # ProcessGroupNCCL's desync report lists the ranks that caused it, one a line
     # (pytorch/pytorch@v2.4.0:torch/csrc/distributed/c10d/TraceUtils.h, retrieveDesyncReport)
     "culprit": (r"^[ \t]*\[[0-9]{1,6}\] (?:finished collective #|joined but didn.t finish collective #)", False),
+    # where a rank runs: launcher lines (`rank=5 … node=gpu-02`), NCCL's `host:pid:tid [dev] NCCL` prefix
+    "rank_host": (r"\brank[=: ]+[0-9]+\b[^\n]{0,80}\b(?:node|host|hostname)[=: ]+[A-Za-z0-9][A-Za-z0-9._-]*", True),
+    "nccl_host": (r"^[A-Za-z0-9][A-Za-z0-9._-]*:[0-9]+:[0-9]+ \[[0-9]+\] NCCL ", False),
+    # the collective a rank's traceback is blocked in (the rank in a different one is out of step)
+    "c10d_op": (
+        r"distributed_c10d\.py\", line [0-9]+, in (?:all_reduce|broadcast|all_gather|all_gather_into_tensor"
+        r"|reduce_scatter|reduce_scatter_tensor|barrier|all_to_all|all_to_all_single|gather|scatter|reduce"
+        r"|send|recv|monitored_barrier|broadcast_object_list|all_gather_object)\b",
+        False,
+    ),
+    # monitored_barrier (TORCH_DISTRIBUTED_DEBUG=DETAIL) names the ranks that never arrived
+    "barrier_culprit": (r"Ranks? [0-9][0-9, ]* failed to pass monitoredBarrier", False),
+    # a rank that waits for the communicator's creator names it (ProcessGroupNCCL broadcastUniqueNCCLID)
+    "waited_on": (r"retrieving ncclUniqueId from \[[0-9]{1,6}\]", False),
 }
 
-SINGLE_FACTS = frozenset({"rankmap"})
+SINGLE_FACTS = frozenset({"rankmap", "nccl_host"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,7 +138,10 @@ def missing(job: Job, v: Verdict, given: Sequence[MissingEvidence]) -> list[Miss
     if v.collateral_only and v.rank is None:
         what, nxt = wording.missing_stalled_rank()
         out.append(MissingEvidence(what=what, next_action=nxt))
-    if v.entry is None or not job.signals:
+    if v.entry is None and v.confidence == 0.0:
+        what, nxt = wording.missing_content()
+        out.insert(0, MissingEvidence(what=what, next_action=nxt))
+    elif v.entry is None or not job.signals:
         what, nxt = wording.missing_logs()
         out.append(MissingEvidence(what=what, next_action=nxt))
     rival = _phase_decides(v.entry, v.alternatives) if v.entry is not None and v.phase is None else None

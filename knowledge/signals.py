@@ -65,7 +65,8 @@ class Job:
     xids: list[tuple[str | None, facts.XidEvent, int, LineHit]] = field(default_factory=list)
     single_node: bool = True
     entries: dict[str, Entry] = field(default_factory=dict)  # every loaded entry, by id
-    culprits: set[int] = field(default_factory=set)  # ranks a desync report names as its cause
+    pending_op: dict[int, str] = field(default_factory=dict)  # rank -> the c10d call its traceback is in
+    culprits: set[int] = field(default_factory=set)  # ranks a desync report or a waiting rank names
     phases: PhaseReader | None = None  # which lifecycle phase a line was in (knowledge/phases.py)
     _phase_cache: dict[tuple[int, int], PhaseFact | None] = field(default_factory=dict)
 
@@ -176,6 +177,20 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
             job.seq.setdefault(rank, seq)
     if "culprit" in kinds and (m := _CULPRIT.match(hit.text)) is not None:
         job.culprits.add(int(m.group(1)))
+    if "c10d_op" in kinds and (m := _C10D_OP.search(hit.text)) is not None:
+        rank = hit.rank.rank if hit.rank.rank is not None else src.rank
+        if rank is not None:
+            job.pending_op[rank] = m.group(1)  # the last one seen: the innermost frame
+    if "barrier_culprit" in kinds and (m := _BARRIER_CULPRIT.search(hit.text)) is not None:
+        job.culprits.update(int(r) for r in re.findall(r"\d+", m.group(1)))
+    if "waited_on" in kinds and (m := _WAITED_ON.search(hit.text)) is not None:
+        job.culprits.add(int(m.group(1)))
+    if "rank_host" in kinds and (m := _RANK_HOST.search(hit.text)) is not None:
+        job.rank_node.setdefault(int(m.group(1)), m.group(2))
+    if "nccl_host" in kinds and (m := _NCCL_HOST.match(hit.text)) is not None:
+        rank = hit.rank.rank if hit.rank.rank is not None else src.rank
+        if rank is not None:
+            job.rank_node.setdefault(rank, m.group(1))
     if "world" in kinds and (w := facts.parse_world(hit.text)) is not None:
         job.world = max(job.world or 0, w)
 
@@ -203,6 +218,13 @@ def _resolve_locals(job: Job) -> None:
 
 
 _CULPRIT = re.compile(r"^\s*\[(\d{1,6})\] ")
+_RANK_HOST = re.compile(
+    r"\brank[=: ]+(\d+)\b[^\n]{0,80}?\b(?:node|host|hostname)[=: ]+([A-Za-z0-9][A-Za-z0-9._-]*)", re.I
+)
+_NCCL_HOST = re.compile(r"^(?:\[[^\]]*\]:?\s*)*([A-Za-z0-9][A-Za-z0-9._-]*):\d+:\d+ \[\d+\] NCCL ")
+_C10D_OP = re.compile(r'distributed_c10d\.py", line \d+, in (\w+)')
+_BARRIER_CULPRIT = re.compile(r"Ranks? (\d[\d, ]*) failed to pass monitoredBarrier")
+_WAITED_ON = re.compile(r"retrieving ncclUniqueId from \[(\d{1,6})\]")
 _RANK_PID = re.compile(r"\(pid:? (\d+)\)|\bpid[=:] ?(\d+)|by PID (\d+)")
 _KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")
 

@@ -188,6 +188,30 @@ def alternative_why(phases: list[str], phase: str | None, score: float | None, b
 def desync_report(ranks: list[int]) -> str:
     named = ", ".join(str(r) for r in ranks)
     return (
-        f"PyTorch's desync report names rank{'s' if len(ranks) > 1 else ''} {named} as the one"
-        f"{'s' if len(ranks) > 1 else ''} that never joined the collective the others were blocked in."
+        f"The other ranks name rank{'s' if len(ranks) > 1 else ''} {named} as the one"
+        f"{'s' if len(ranks) > 1 else ''} they were waiting for (PyTorch's desync report, or the wait for "
+        "the communicator's id): it was slow, stuck or gone."
+    )
+
+
+def no_content(files: int) -> str:
+    return (
+        f"No log content found: the {files} file{'s' if files != 1 else ''} given "
+        f"{'are' if files != 1 else 'is'} empty or not text, so nothing can be said about this job yet."
+    )
+
+
+def missing_content() -> tuple[str, str]:
+    return (
+        "the job's log text (every file given was empty or binary)",
+        "point Denpex at the ranks' stdout/stderr files (Slurm `--output`, torchrun `--log-dir`, "
+        "`kubectl logs`), not at checkpoints or core dumps",
+    )
+
+
+def all_at_once(ranks: list[int]) -> str:
+    named = ", ".join(str(r) for r in ranks)
+    return (
+        f"Ranks {named} failed the same way within the same second (the launcher's summary): a call every "
+        "rank makes together crashed, so no single rank started it."
     )

@@ -636,6 +636,53 @@ EXAMPLES: list[tuple[str, str]] = [
         "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory",
         "filesystem-io-error",
     ),
+    (
+        "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x1554e9e0f8f2 in /opt/conda/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so)",
+        "nccl-watchdog-timeout",
+    ),
+    (
+        " *, Dtype *, int, int, int, int, long) [with Dtype = float, Acctype = float]: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+        "device-side-assert",
+    ),
+    (
+        "*** Error in `python': malloc(): memory corruption (fast): 0x00007ffef09a9958 ***",
+        "segfault-native-crash",
+    ),
+    (
+        "#0  0x00007fffea95be4f in std::_Hashtable<torch::autograd::Function*, std::pair<torch::autograd::Function* const, torch::autograd::GraphTask::ExecInfo> >::_M_find_before_node (__code=<optimized out>,",
+        "segfault-native-crash",
+    ),
+    ("srun: error: gpu-07: task 0: Aborted (core dumped)", "segfault-native-crash"),
+    (
+        "[2023-07-20 15:45:13,982] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=1'] exits with return code = -7",
+        "dataloader-worker-shm",
+    ),
+    ("RuntimeError: File my_out/checkpoints/checkpoint_0.pt cannot be opened.", "filesystem-io-error"),
+    ("Gradient overflow.  Skipping step, reducing loss scale to 16384.0", "nan-loss-scale-divergence"),
+    (
+        "subprocess.CalledProcessError: Command '['/usr/bin/python3', 'train.py', '--config', 'cfg.yaml']' returned non-zero exit status 1.",
+        "sigterm-elastic-teardown",
+    ),
+    (
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=4411.0. Some of the step tasks have been OOM Killed.",
+        "host-oom-killer",
+    ),
+    (
+        ">- DeepSpeed Op Builder: Installed CUDA version 11.8 does not match the version torch was compiled with 12.1, unable to compile cuda/cpp extensions without a matching cuda version.",
+        "env-cuda-driver-mismatch",
+    ),
+    (
+        "RuntimeError: CUDA Setup failed despite GPU being available. Please run the following command to get more information: python -m bitsandbytes",
+        "env-import-undefined-symbol",
+    ),
+    (
+        "torch.distributed.DistNetworkError: Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?",
+        "rendezvous-master-unreachable",
+    ),
+    (
+        'k8s: pod train-1 evicted reason=Evicted message=Pod ephemeral local storage usage exceeds the total limit of containers 100Gi. Container pytorch exceeded its local ephemeral storage limit "100Gi".',
+        "disk-full",
+    ),
 ]
 
 # Lines of healthy jobs: none of these may match any signature (primary or collateral).
@@ -685,6 +732,7 @@ BENIGN: list[str] = [
     "[  +0.000005] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)",
     "|   0  NVIDIA A100-SXM4-80GB   On   | 00000000:07:00.0 Off |                    0 |",
     "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+    "Installed CUDA version 12.2 does not match the version torch was compiled with 12.1 but since the APIs are compatible, accepting this combination",
     "[2024-03-01 10:11:12,123] [INFO] [launch.py:351:main] Process 4412 exits successfully.",
     "Restoring states from the checkpoint path at /ckpt/epoch=3-step=4000.ckpt",
     "[Fri Nov 20 03:00:00 2026] mce: CPU0: Thermal monitoring enabled (TM1)",

@@ -22,7 +22,9 @@ class HostlistError(ValueError):
 
 def _split_top(expr: str) -> list[str]:
     """Split on commas that are not inside brackets."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in expr:
         if ch == "[":
             depth += 1

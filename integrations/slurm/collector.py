@@ -143,12 +143,13 @@ class SlurmCollector:
             for f in found:
                 self._add_combined(f.path, target, got, prefix)
             return
-        ranks = set()
+        ranks: set[int] = set()
         for f in found:
             if f.path in got.seen or not self._readable(f.path, f"log of rank {f.task}", target, got):
                 continue
             got.seen.add(f.path)
-            ranks.add(f.task)
+            if f.task is not None:  # a per-task pattern names the task in every match
+                ranks.add(f.task)
             got.sources.append(LogSource(name=prefix + os.path.basename(f.path), rank=f.task, node=f.node,
                                          kind="rank", chunks=tails.tail_chunks(f.path, self.cap, target.uid)))
         expected = target.num_tasks or (max(ranks) + 1 if ranks else 0)

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from denpex.core.facts import key_values
+
 #: states in which a job (or step) did not succeed: what Denpex diagnoses
 FAILED_STATES = frozenset({
     "FAILED", "OUT_OF_MEMORY", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "CANCELLED",
@@ -130,13 +132,10 @@ class Step:
 
     def fact(self) -> str:
         """The plain line the engine's knowledge signatures match (`slurm: step 6.0 State=...`)."""
-        parts = [f"slurm: step {self.step_id} State={self.state} ExitCode={self.exit_code}"]
-        for key, v in (("NTasks", self.ntasks), ("NodeList", self.nodes), ("MaxRSS", self.max_rss),
-                       ("MaxRSSNode", self.max_rss_node), ("MaxRSSTask", self.max_rss_task),
-                       ("ReqMem", self.req_mem)):
-            if v not in (None, ""):
-                parts.append(f"{key}={v}")
-        return " ".join(parts)
+        head = f"slurm: step {self.step_id} State={self.state} ExitCode={self.exit_code}"
+        return head + key_values((("NTasks", self.ntasks), ("NodeList", self.nodes), ("MaxRSS", self.max_rss),
+                                  ("MaxRSSNode", self.max_rss_node), ("MaxRSSTask", self.max_rss_task),
+                                  ("ReqMem", self.req_mem)))
 
 
 @dataclass
@@ -193,11 +192,9 @@ class Job:
             head += f" (JobIdRaw={self.job_id})"
         # no Start/End here: a timestamp in a fact would place every later fact at the job's start
         # on the engine's timeline, ahead of the rank that actually failed first
-        for key, v in (("JobName", self.name), ("User", self.user), ("NodeList", self.nodes),
-                       ("NumTasks", self.num_tasks), ("Elapsed", self.elapsed),
-                       ("TimeLimit", self.time_limit), ("ReqMem", self.req_mem)):
-            if v not in (None, ""):
-                head += f" {key}={v}"
+        head += key_values((("JobName", self.name), ("User", self.user), ("NodeList", self.nodes),
+                            ("NumTasks", self.num_tasks), ("Elapsed", self.elapsed),
+                            ("TimeLimit", self.time_limit), ("ReqMem", self.req_mem)))
         state = f"slurm: JobState={self.state} ExitCode={self.exit_code}"
         if self.derived_exit_code:
             state += f" DerivedExitCode={self.derived_exit_code}"

@@ -58,7 +58,7 @@ class DenpexWorker(Worker):
         return int(max(interval, 1)) + self.heartbeat_grace
 
     def setup_work_horse_signals(self) -> None:
-        super().setup_work_horse_signals()
+        super().setup_work_horse_signals()  # type: ignore[no-untyped-call]  # rq leaves it untyped
         die_with_parent(signal.SIGKILL)
 
     def perform_job(self, job: Job, queue: Queue, *args: Any, **kwargs: Any) -> bool:

@@ -15,9 +15,9 @@ from slack_sdk.errors import SlackApiError
 
 from denpex.models import Diagnosis, EntryRef, Initiating, JobRef, MissingEvidence, Scheduler
 from integrations.slack_client import make_web_client
+from tests.fakes.render import PlainRenderer
 from workers.ports import QuotaDecision
 from workers.posting import ROOT_EVENT, SlackPoster
-from workers.render import PlainRenderer
 from workers.store import Store
 
 pytestmark = pytest.mark.timeout(60)

@@ -13,7 +13,7 @@ from integrations.files import FilesCollector, UnsafePath, resolve_job_dir
 from integrations.hostlist import HostlistError, expand
 from integrations.signing import sign, verify
 from integrations.slack_client import api_url, make_web_client
-from workers.render import PlainRenderer, escape
+from tests.fakes.render import PlainRenderer, escape
 
 
 @pytest.mark.parametrize(("expr", "nodes"), [

@@ -100,7 +100,7 @@ async def test_quota_out_failure_is_still_announced(
     from workers.queueing import rq_job_id
 
     job = JobRef(scheduler=Scheduler.files, cluster="ci", job_id="778", state="FAILED")
-    redis_client.hset(store.job_key(job.key), mapping=store.job_mapping(job, [], 0.0, rq_job_id(job.key)))
+    redis_client.hset(store.record_key(job.key), mapping=store.job_mapping(job, [], 0.0, rq_job_id(job.key)))
     quota = Quota(redis_client)
     for _ in range(3):
         quota.consume("T0DENPEX")

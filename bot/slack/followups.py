@@ -2,6 +2,9 @@
 `app_mention`. Answers come from the stored diagnosis and its knowledge entry (`answers.py`).
 
 Slack may deliver an event more than once (retries after a slow ack): each event id is answered once.
+Bolt runs every listener as its own task, so two questions in one thread are worked on concurrently;
+answers are still posted in the order the questions arrived (`ThreadTurns`), because a thread whose
+second answer lands above the first reads as nonsense.
 The bot's own messages and other bots are ignored; chatter that is not a question is left alone
 unless it mentions the bot. Follow-ups are a Scale-plan feature; free workspaces hear so once a thread.
 """
@@ -9,7 +12,9 @@ unless it mentions the bot. Follow-ups are a Scale-plan feature; free workspaces
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -32,10 +37,41 @@ QUESTION = re.compile(
 )
 
 
+class ThreadTurns:
+    """First come, first answered, per thread.
+
+    `take(key)` must be called before the handler's first `await`: Bolt starts listener tasks in the
+    order the events arrived, so the order in which tasks take a turn is the arrival order. A turn is
+    released when the handler is done, whatever happened, so one failed answer never blocks a thread.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, str], asyncio.Future[None]] = {}
+
+    def take(self, key: tuple[str, str]) -> tuple[asyncio.Future[None] | None, asyncio.Future[None]]:
+        previous = self._last.get(key)
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._last[key] = mine
+        return previous, mine
+
+    @contextlib.asynccontextmanager
+    async def turn(self, key: tuple[str, str]) -> AsyncIterator[None]:
+        previous, mine = self.take(key)
+        try:
+            if previous is not None:
+                await asyncio.shield(previous)
+            yield
+        finally:
+            mine.set_result(None)
+            if self._last.get(key) is mine:
+                del self._last[key]
+
+
 class Followups:
     def __init__(self, deps: SlackDeps) -> None:
         self.deps = deps
         self.store = Store(deps.redis, result_ttl=deps.settings.result_ttl_seconds)
+        self.turns = ThreadTurns()
 
     async def _reply(self, client: Any, channel: str, thread_ts: str, text: str) -> None:
         await client.chat_postMessage(
@@ -56,6 +92,13 @@ class Followups:
         return answer.text
 
     async def handle(
+        self, body: dict[str, Any], event: dict[str, Any], client: Any, context: Any, mentioned: bool
+    ) -> None:
+        key = (str(event.get("channel") or ""), str(event.get("thread_ts") or event.get("ts") or ""))
+        async with self.turns.turn(key):  # taken before the first await: arrival order
+            await self._handle(body, event, client, context, mentioned)
+
+    async def _handle(
         self, body: dict[str, Any], event: dict[str, Any], client: Any, context: Any, mentioned: bool
     ) -> None:
         if event.get("bot_id") or event.get("subtype") or not event.get("user"):

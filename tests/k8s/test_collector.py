@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from kubernetes import client
 
@@ -12,6 +14,9 @@ from integrations.kubernetes.kernel import KernelLogOptions
 from tests.fakes.k8s import FakeKube
 from tests.fakes.k8s import objects as o
 from tests.k8s.scenarios import T0, indexed_oom_job, training_lines
+
+#: the collector's clock, an hour after the fixtures' jobs ran (never the real date)
+NOW = lambda: T0 + timedelta(hours=1)  # noqa: E731
 
 
 def ref(job_id: str = "train", namespace: str = "default") -> JobRef:
@@ -29,7 +34,7 @@ def rank_sources(evidence: Evidence) -> dict[str, tuple[int | None, str | None]]
 
 def test_indexed_job_every_rank_facts_events_and_kernel_log(api: client.ApiClient, kube: FakeKube):
     indexed_oom_job(kube)
-    ev = KubernetesCollector(api).collect(ref())
+    ev = KubernetesCollector(api, now=NOW).collect(ref())
     ranks = rank_sources(ev)
     assert sorted(r for r, _ in ranks.values()) == list(range(8))
     assert all(node == f"gpu-{rank:02d}" for rank, node in ranks.values())
@@ -52,7 +57,7 @@ def test_indexed_job_every_rank_facts_events_and_kernel_log(api: client.ApiClien
 
 def test_logs_stream_lazily(api: client.ApiClient, kube: FakeKube):
     indexed_oom_job(kube, n=3, oom=1)
-    ev = KubernetesCollector(api).collect(ref())
+    ev = KubernetesCollector(api, now=NOW).collect(ref())
     assert not kube.requested("/log?")  # nothing read until the engine iterates a source
     next(s for s in ev.sources if s.kind == "rank").open_bytes().__next__()
     assert len(kube.requested("/log?")) == 1
@@ -84,7 +89,7 @@ def test_previous_container_log_and_caps(api: client.ApiClient, kube: FakeKube):
         previous=True,
         start=T0,
     )
-    ev = KubernetesCollector(api, tail_lines=10, limit_bytes=40).collect(ref("rs"))
+    ev = KubernetesCollector(api, now=NOW, tail_lines=10, limit_bytes=40).collect(ref("rs"))
     assert text(ev, f"{name}.pytorch.previous.log").startswith("first life\ntorch.OutOfMemoryError")
     current = text(ev, f"{name}.pytorch.log")
     assert current.startswith("current 90\ncurrent 91") and len(current) == 40
@@ -98,7 +103,7 @@ def test_previous_log_gone_is_skipped_not_fatal(api: client.ApiClient, kube: Fak
         "pods", o.job_pod("gone", 0, job_uid=job["metadata"]["uid"], node_name="gpu-00", restart_count=2)
     )
     kube.set_log("default", pod["metadata"]["name"], "pytorch", ["alive"])
-    ev = KubernetesCollector(api).collect(ref("gone"))
+    ev = KubernetesCollector(api, now=NOW).collect(ref("gone"))
     assert text(ev, f"{pod['metadata']['name']}.pytorch.previous.log") == ""  # 400 from the API: nothing
     assert text(ev, f"{pod['metadata']['name']}.pytorch.log") == "alive\n"
 
@@ -106,7 +111,7 @@ def test_previous_log_gone_is_skipped_not_fatal(api: client.ApiClient, kube: Fak
 def test_since_seconds_from_job_start(api: client.ApiClient, kube: FakeKube):
     indexed_oom_job(kube, n=1, oom=0)
     job = ref().model_copy(update={"start": T0})
-    ev = KubernetesCollector(api).collect(job)
+    ev = KubernetesCollector(api, now=NOW).collect(job)
     text(ev, next(iter(rank_sources(ev))))
     assert any("sinceSeconds=" in p for p in kube.requested("/log"))
 
@@ -124,7 +129,7 @@ def test_pytorchjob_ranks_master_first(api: client.ApiClient, kube: FakeKube):
             "pods",
             o.pytorch_pod("llama", rtype, idx, job_uid=uid, node_name=node, extra_containers=("istio",)),
         )
-    ev = KubernetesCollector(api, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("PyTorchJob/llama"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("PyTorchJob/llama"))
     assert rank_sources(ev) == {
         "llama-master-0.pytorch.log": (0, "n0"),
         "llama-worker-0.pytorch.log": (1, "n1"),
@@ -141,7 +146,7 @@ def test_rank_from_env_then_name_suffix(api: client.ApiClient, kube: FakeKube):
     kube.put("pods", o.pod("plain-worker-3", labels=labels, node_name="n1"))
     kube.put("pods", o.pod("plain-zz", labels=labels, node_name="n2"))
     assert job
-    ev = KubernetesCollector(api, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("plain"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("plain"))
     assert rank_sources(ev) == {
         "plain-a.pytorch.log": (5, "n0"),
         "plain-worker-3.pytorch.log": (3, "n1"),
@@ -162,7 +167,7 @@ def test_jobset_ranks_offset_by_child_job(api: client.ApiClient, kube: FakeKube)
             kube.put(
                 "pods", o.pod(f"js-workers-{job_index}-{idx}-abcde", labels=labels, node_name=f"n{job_index}")
             )
-    ev = KubernetesCollector(api, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("JobSet/js"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("JobSet/js"))
     assert sorted(r for r, _ in rank_sources(ev).values()) == [0, 1, 2, 3]
     assert rank_sources(ev)["js-workers-1-0-abcde.pytorch.log"] == (2, "n1")
 
@@ -171,7 +176,7 @@ def test_pending_container_is_missing_evidence(api: client.ApiClient, kube: Fake
     job = kube.put("jobs", o.indexed_job("pend", 1))
     waiting = o.k.V1ContainerState(waiting=o.k.V1ContainerStateWaiting(reason="ImagePullBackOff"))
     kube.put("pods", o.job_pod("pend", 0, job_uid=job["metadata"]["uid"], node_name="n0", state=waiting))
-    ev = KubernetesCollector(api, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("pend"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("pend"))
     assert rank_sources(ev) == {}
     assert any("never ran: ImagePullBackOff" in m.what for m in ev.missing)
     assert "waiting reason=ImagePullBackOff" in text(ev, "k8s-pod-status")
@@ -179,16 +184,16 @@ def test_pending_container_is_missing_evidence(api: client.ApiClient, kube: Fake
 
 def test_unknown_job_and_deleted_owner(api: client.ApiClient, kube: FakeKube):
     with pytest.raises(UnknownJob):
-        KubernetesCollector(api).collect(ref("nope"))
+        KubernetesCollector(api, now=NOW).collect(ref("nope"))
     kube.put("pods", o.job_pod("orphan", 0, job_uid="u", node_name="n0"))
-    ev = KubernetesCollector(api, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("orphan"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("orphan"))
     assert len(rank_sources(ev)) == 1 and any("not found in the API" in m.what for m in ev.missing)
 
 
 def test_node_proxy_forbidden_is_missing_evidence(api: client.ApiClient, kube: FakeKube):
     indexed_oom_job(kube, n=1, oom=0)
     kube.store.node_proxy_forbidden = True
-    ev = KubernetesCollector(api).collect(ref())
+    ev = KubernetesCollector(api, now=NOW).collect(ref())
     assert [m.what for m in ev.missing] == [
         "kernel log of gpu-00 (no node-agent token configured; kubelet logs/kern.log: HTTP 403)"
     ]
@@ -198,6 +203,6 @@ def test_paged_pod_list_for_many_ranks(api: client.ApiClient, kube: FakeKube):
     job = kube.put("jobs", o.indexed_job("big", 1200, failed="BackoffLimitExceeded"))
     for i in range(1200):
         kube.put("pods", o.job_pod("big", i, job_uid=job["metadata"]["uid"], node_name=f"n{i // 8}"))
-    ev = KubernetesCollector(api, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("big"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("big"))
     assert sorted(r for r, _ in rank_sources(ev).values()) == list(range(1200))
     assert any("continue=" in p for p in kube.requested("/pods?"))

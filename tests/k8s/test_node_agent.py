@@ -19,7 +19,10 @@ from integrations.kubernetes.node_agent import boot_wall_time, create_app, read_
 from knowledge.masking import Masker
 from tests.fakes.k8s import FakeKube
 from tests.fakes.k8s import objects as o
-from tests.k8s.scenarios import indexed_oom_job
+from tests.k8s.scenarios import T0, indexed_oom_job
+
+#: the collector's clock, an hour after the fixtures' jobs ran (never the real date)
+NOW = lambda: T0 + timedelta(hours=1)  # noqa: E731
 
 TOKEN = "agent-token-123"
 BOOT = datetime(2026, 11, 29, 18, 0, 0, tzinfo=UTC).timestamp()
@@ -141,7 +144,7 @@ def test_collector_uses_the_node_agent_before_the_kubelet(api: client.ApiClient,
         start=datetime(2026, 11, 29, 19, 0, tzinfo=UTC),
         end=datetime(2026, 11, 29, 19, 5, tzinfo=UTC),
     )
-    ev = KubernetesCollector(api, kernel=KernelLogOptions(token=TOKEN, agent_namespace="denpex")).collect(job)
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(token=TOKEN, agent_namespace="denpex")).collect(job)
     kernel = {s.node: b"".join(s.open_bytes()).decode() for s in ev.sources if s.kind == "kernel"}
     assert set(kernel) == {"gpu-00", "gpu-01"} and ev.missing == []
     assert "Xid (PCI:0000:05:00): 79" in kernel["gpu-01"] and "hunter2" not in kernel["gpu-01"]
@@ -165,7 +168,7 @@ def test_collector_with_a_wrong_token_falls_back_and_says_why(
         ),
     )
     kube.store.node_files.clear()
-    ev = KubernetesCollector(api, kernel=KernelLogOptions(token="wrong")).collect(
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(token="wrong")).collect(
         JobRef(scheduler="kubernetes", cluster="t", job_id="train", namespace="default")
     )
     assert [m.what for m in ev.missing] == [

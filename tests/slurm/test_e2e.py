@@ -26,6 +26,7 @@ from bot.slack.render import job_key_from_message
 from tests.fakes.slack import FakeSlack, payloads
 from tests.slurm.support import Cluster, hooks_env, make_hook_log, sh, wait_until
 from tests.support.redis_server import RedisServer, free_port
+from workers.quota import Quota
 
 DENPEX = str(Path(sys.executable).parent / "denpex")
 SECRET = "e2e-webhook-secret-51aa"
@@ -206,6 +207,10 @@ def test_successful_job_posts_nothing(slurm_cluster: Cluster, pipeline: Pipeline
 
 def test_slash_command_diagnoses_a_slurm_job_id(slurm_cluster: Cluster, pipeline: Pipeline) -> None:
     """`/denpex diagnose <jobid>` for a job no hook reported (hooks pointed elsewhere) → same collector."""
+    # A Scale workspace: the module's earlier failures may have used the free plan's 3 a day already.
+    with redis.Redis.from_url(pipeline.redis_url) as client:
+        quota = Quota(client)
+        assert quota.redeem(pipeline.slack.workspace.team_id, quota.create_codes()[0]).ok
     with hooks_env(DENPEX_HOOKS_DISABLED="1"):
         job = slurm_cluster.submit(LABEL_JOB, "-n", "2", "-o", "manual_%j.out", name="manual")
         assert slurm_cluster.wait_done(job) == "FAILED"

@@ -91,14 +91,20 @@ def test_successful_job_sends_nothing(slurm_cluster: Cluster, sink: Sink) -> Non
 
 def test_kernel_log_is_masked_and_capped_on_the_node(slurm_cluster: Cluster, sink: Sink,
                                                      hook_log: Path) -> None:
+    # The job writes dmesg-format lines (stamped with the uptime, as the ring buffer is) to a file the
+    # node hook reads instead of `dmesg`: the machine's own kernel log is left alone.
+    kmsg = slurm_cluster.workdir / "kmsg.log"
+    kmsg.write_text("")
+    stamp = "[$(cut -d' ' -f1 /proc/uptime)0000]"
     script = ("#!/bin/bash\n"
               "for i in $(seq 1 300); do\n"
-              "  echo \"denpex-test: filler line $i of the kernel log\" > /dev/kmsg\n"
+              f"  echo \"{stamp} denpex-test: filler line $i of the kernel log\" >> {kmsg}\n"
               "done\n"
-              f"echo 'denpex-test: leaked HF_TOKEN={PLANTED}' > /dev/kmsg\n"
+              f"echo \"{stamp} denpex-test: leaked HF_TOKEN={PLANTED}\" >> {kmsg}\n"
               "exit 3\n")
     with hooks_env(DENPEX_URL=sink.url, DENPEX_WEBHOOK_SECRET=SECRET, DENPEX_CLUSTER="ci",
-                   DENPEX_HOOK_LOG=str(hook_log), DENPEX_KERNEL_LOG_BYTES="6000"):
+                   DENPEX_HOOK_LOG=str(hook_log), DENPEX_KERNEL_LOG_BYTES="6000",
+                   DENPEX_KERNEL_LOG_FILE=str(kmsg)):
         job = slurm_cluster.submit(script, "-o", "kmsg_%j.out", name="kmsg")
         assert slurm_cluster.wait_done(job) == "FAILED"
         wait_until(lambda: sink.for_job(job, "/hooks/slurm/node"), 30, "the node webhook")
@@ -160,8 +166,10 @@ def test_jobcomp_variant_uses_jobstate(slurm_cluster: Cluster, sink: Sink) -> No
            "DERIVED_EC": "0:0", "NODES": slurm_cluster.node, "USERNAME": "root", "JOBNAME": "jc",
            "WORK_DIR": str(slurm_cluster.workdir), "STDOUT": str(slurm_cluster.workdir / "jc_%j.out"),
            "START": "1795979025", "END": "1795979085", "CLUSTER": "ci"}
-    proc = subprocess.run(["runuser", "-u", "slurm", "--", str(HOOK.parent / "denpex-jobcomp")], env=env,
-                          check=False, timeout=30)
+    # run the hook from where a deployment installs it (`slurm` may not be able to read the checkout)
+    installed = Path("/etc/slurm/hooks/denpex-jobcomp")
+    subprocess.run(["install", "-D", "-m", "0755", str(HOOK), str(installed)], check=True)
+    proc = subprocess.run(["runuser", "-u", "slurm", "--", str(installed)], env=env, check=False, timeout=30)
     assert proc.returncode == 0
     events = wait_until(lambda: [e for e in sink.for_job(job, "/hooks/slurm") if e["state"] == "TIMEOUT"], 10,
                         "the jobcomp event")

@@ -40,8 +40,11 @@ class PipelineCollector(Collector):
         buckets = [(str(b), float(latency.get(f"le:{b}", 0))) for b in LATENCY_BUCKETS]
         buckets.append(("+Inf", float(latency.get("count", 0))))
         yield HistogramMetricFamily(
-            "denpex_failure_to_post_seconds", "Seconds from the job's end to the Slack post",
-            buckets=buckets, sum_value=float(latency.get("sum", 0.0)))
+            "denpex_failure_to_post_seconds",
+            "Seconds from the job's end to the Slack post",
+            buckets=buckets,
+            sum_value=float(latency.get("sum", 0.0)),
+        )
         gauge = GaugeMetricFamily("denpex_queue_depth", "Jobs waiting in the RQ queue", labels=["queue"])
         gauge.add_metric([self.queue_name], float(depth))
         yield gauge
@@ -62,11 +65,13 @@ def create_metrics(client: redis.Redis | None, queue_name: str) -> Metrics:
     metrics = Metrics(
         registry=registry,
         received=Counter("denpex_webhooks_received", "Webhooks received", ["route"], registry=registry),
-        rejected=Counter("denpex_webhooks_rejected", "Webhooks rejected", ["route", "reason"],
-                         registry=registry),
+        rejected=Counter(
+            "denpex_webhooks_rejected", "Webhooks rejected", ["route", "reason"], registry=registry
+        ),
         queued=Counter("denpex_jobs_queued", "Jobs queued for diagnosis", ["route"], registry=registry),
-        duplicates=Counter("denpex_webhooks_duplicate", "Reports of an already queued job", ["route"],
-                           registry=registry),
+        duplicates=Counter(
+            "denpex_webhooks_duplicate", "Reports of an already queued job", ["route"], registry=registry
+        ),
         node_logs=Counter("denpex_node_logs_stored", "Node kernel logs stored", registry=registry),
     )
     if client is not None:

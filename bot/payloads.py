@@ -66,8 +66,9 @@ class SlurmJobBody(_Body):
     het_job_id: str | None = Field(default=None, max_length=64)
     restart_count: int = Field(default=0, ge=0, le=100000)
 
-    _ids = field_validator("job_id", "exit_code", "array_job_id", "array_task_id", "het_job_id",
-                           mode="before")(_id)
+    _ids = field_validator(
+        "job_id", "exit_code", "array_job_id", "array_task_id", "het_job_id", mode="before"
+    )(_id)
 
     @field_validator("nodes")
     @classmethod
@@ -144,10 +145,21 @@ def parse(model: type[BaseModel], data: Any) -> Any:
 
 def slurm_event(body: SlurmJobBody) -> JobEvent:
     nodes = body.node_names()
-    job = JobRef(scheduler=Scheduler.slurm, cluster=body.cluster, job_id=body.job_id, state=body.state,
-                 exit_code=body.exit_code, nodes=nodes, user=body.user, name=body.name,
-                 work_dir=body.work_dir, stdout=body.stdout, stderr=body.stderr, start=body.start,
-                 end=body.end)
+    job = JobRef(
+        scheduler=Scheduler.slurm,
+        cluster=body.cluster,
+        job_id=body.job_id,
+        state=body.state,
+        exit_code=body.exit_code,
+        nodes=nodes,
+        user=body.user,
+        name=body.name,
+        work_dir=body.work_dir,
+        stdout=body.stdout,
+        stderr=body.stderr,
+        start=body.start,
+        end=body.end,
+    )
     fact = facts.slurm_job_fact(
         body.job_id,
         body.state,
@@ -165,22 +177,45 @@ def slurm_event(body: SlurmJobBody) -> JobEvent:
 
 def kubernetes_event(body: KubernetesBody) -> JobEvent:
     nodes = list(dict.fromkeys(p.node for p in body.pods if p.node))
-    job = JobRef(scheduler=Scheduler.kubernetes, cluster=body.cluster, namespace=body.namespace,
-                 job_id=k8s_job_id(body.kind, body.name), state=body.state, nodes=nodes,
-                 name=body.name, start=body.start, end=body.end)
-    lines = [facts.kubernetes_job_fact(body.kind, body.namespace, body.name, body.state, body.reason,
-                                       body.message)]
+    job = JobRef(
+        scheduler=Scheduler.kubernetes,
+        cluster=body.cluster,
+        namespace=body.namespace,
+        job_id=k8s_job_id(body.kind, body.name),
+        state=body.state,
+        nodes=nodes,
+        name=body.name,
+        start=body.start,
+        end=body.end,
+    )
+    lines = [
+        facts.kubernetes_job_fact(body.kind, body.namespace, body.name, body.state, body.reason, body.message)
+    ]
     lines += [
-        facts.kubernetes_pod_fact(pod.name, pod.rank, node=pod.node, phase=pod.phase, reason=pod.reason,
-                                  exit_code=pod.exit_code, container=pod.container)
+        facts.kubernetes_pod_fact(
+            pod.name,
+            pod.rank,
+            node=pod.node,
+            phase=pod.phase,
+            reason=pod.reason,
+            exit_code=pod.exit_code,
+            container=pod.container,
+        )
         for pod in body.pods
     ]
     return JobEvent(job=job, facts=lines)
 
 
 def files_event(body: FilesJobBody) -> JobEvent:
-    job = JobRef(scheduler=Scheduler.files, cluster=body.cluster, job_id=body.job_id, state=body.state,
-                 exit_code=body.exit_code, user=body.user, name=body.name)
+    job = JobRef(
+        scheduler=Scheduler.files,
+        cluster=body.cluster,
+        job_id=body.job_id,
+        state=body.state,
+        exit_code=body.exit_code,
+        user=body.user,
+        name=body.name,
+    )
     return JobEvent(job=job, facts=[facts.files_job_fact(body.job_id, body.state, body.exit_code)])
 
 
@@ -196,10 +231,15 @@ def alert_events(body: AlertmanagerBody, alertnames: frozenset[str], default_clu
             continue
         try:
             kube = KubernetesBody(
-                cluster=labels.get("cluster") or default_cluster, namespace=namespace, kind="Job",
-                name=job_name, state="Failed", reason=labels["alertname"],
+                cluster=labels.get("cluster") or default_cluster,
+                namespace=namespace,
+                kind="Job",
+                name=job_name,
+                state="Failed",
+                reason=labels["alertname"],
                 message=alert.annotations.get("description") or alert.annotations.get("summary"),
-                start=alert.startsAt)
+                start=alert.startsAt,
+            )
         except ValidationError as exc:
             label = {"name": "job_name"}.get(str(exc.errors()[0]["loc"][0]), str(exc.errors()[0]["loc"][0]))
             raise PayloadError(f"alerts.{index}.labels.{label}", exc.errors()[0]["msg"]) from None

@@ -130,7 +130,9 @@ class Hooks:
             else:  # duplicates come in storms (every node's epilog): count them, do not log each
                 self.metrics.duplicates.labels(route).inc()
         if route != "alertmanager" and len(results) == 1:
-            return web.json_response(results[0], status=202 if results[0]["status"] == Admitted.queued else 200)
+            return web.json_response(
+                results[0], status=202 if results[0]["status"] == Admitted.queued else 200
+            )
         any_queued = any(r["status"] == Admitted.queued for r in results)
         return web.json_response({"jobs": results}, status=202 if any_queued else 200)
 
@@ -163,8 +165,9 @@ class Hooks:
         self.metrics.node_logs.inc()
         return web.json_response({"job_key": ref.key, "node": body.node, "status": "stored"}, status=202)
 
-    def route(self, name: str, parse: Callable[[Any], Awaitable[Any]], *, bearer: bool = False,
-              raw: bool = False) -> Callable[[web.Request], Awaitable[web.Response]]:
+    def route(
+        self, name: str, parse: Callable[[Any], Awaitable[Any]], *, bearer: bool = False, raw: bool = False
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handler(request: web.Request) -> web.Response:
             self.metrics.received.labels(name).inc()
             async with self.gate:
@@ -172,8 +175,15 @@ class Hooks:
 
         return handler
 
-    async def _handle(self, name: str, parse: Callable[[Any], Awaitable[Any]], request: web.Request, *,
-                      bearer: bool, raw: bool) -> web.Response:
+    async def _handle(
+        self,
+        name: str,
+        parse: Callable[[Any], Awaitable[Any]],
+        request: web.Request,
+        *,
+        bearer: bool,
+        raw: bool,
+    ) -> web.Response:
         try:
             data = await self._authentic_json(request, bearer=bearer)
             result = await parse(data)

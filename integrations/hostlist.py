@@ -63,7 +63,7 @@ def _expand_one(item: str) -> list[str]:
     pieces: list[list[str]] = []
     pos = 0
     for m in re.finditer(r"\[([^\[\]]*)\]", item):
-        pieces.append([item[pos:m.start()]])
+        pieces.append([item[pos : m.start()]])
         pieces.append(_expand_range(m.group(1)))
         pos = m.end()
     pieces.append([item[pos:]])

@@ -27,7 +27,53 @@ FIRST_RANK_LINES = 8
 ALTERNATIVES = 5
 _WORD = re.compile(r"[a-z0-9_]+")
 _STOP = frozenset(
-    ["a", "an", "the", "is", "it", "this", "that", "of", "to", "in", "on", "for", "and", "or", "do", "does", "did", "i", "we", "you", "my", "our", "be", "was", "were", "what", "how", "why", "which", "who", "can", "could", "should", "would", "will", "with", "from", "at", "by", "about", "there", "any", "me", "us", "please"]
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "it",
+        "this",
+        "that",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "do",
+        "does",
+        "did",
+        "i",
+        "we",
+        "you",
+        "my",
+        "our",
+        "be",
+        "was",
+        "were",
+        "what",
+        "how",
+        "why",
+        "which",
+        "who",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "with",
+        "from",
+        "at",
+        "by",
+        "about",
+        "there",
+        "any",
+        "me",
+        "us",
+        "please",
+    ]
 )
 
 
@@ -213,8 +259,16 @@ class Answerer:
         collateral = sorted({r for g in d.collateral for r in g.ranks}) if d.collateral else None
         material = [f"initiating rank {ini.rank} node {ini.node} time {ini.time}", d.root_cause]
         material += [ln.text for ln in ini.evidence[:FIRST_RANK_LINES]]
-        return FirstRank("first_rank", material, rank=ini.rank, node=ini.node, time=ini.time,
-                         evidence=evidence, root_cause=d.root_cause, collateral_ranks=collateral)
+        return FirstRank(
+            "first_rank",
+            material,
+            rank=ini.rank,
+            node=ini.node,
+            time=ini.time,
+            evidence=evidence,
+            root_cause=d.root_cause,
+            collateral_ranks=collateral,
+        )
 
     def _rank_tail(self, m: re.Match[str]) -> Answer:
         rank = int(m.group(1))
@@ -222,13 +276,15 @@ class Answerer:
         if tail is None:
             ini = self.d.initiating
             if rank == ini.rank and ini.evidence:
-                return RankLines("rank_tail", [ln.text for ln in ini.evidence], rank=rank,
-                                 lines=ini.evidence[-TAIL_LINES:])
+                return RankLines(
+                    "rank_tail", [ln.text for ln in ini.evidence], rank=rank, lines=ini.evidence[-TAIL_LINES:]
+                )
             ranks = [t.rank for t in self.d.tails if t.rank is not None]
             return NoRankLines("rank_tail", [], known=False, rank=rank, ranks_with_lines=ranks)
         lines = tail.lines[-TAIL_LINES:]
-        return RankLines("rank_tail", [ln.text for ln in lines], rank=rank, lines=lines, source=tail.source,
-                         node=tail.node)
+        return RankLines(
+            "rank_tail", [ln.text for ln in lines], rank=rank, lines=lines, source=tail.source, node=tail.node
+        )
 
     def _node(self, m: re.Match[str]) -> Answer | None:
         node = m.group(1)
@@ -287,8 +343,9 @@ class Answerer:
         return EntryText("knowledge", [found], text=found) if found is not None else None
 
     def _unknown(self, reason: str) -> Answer:
-        return Unknown("unknown", [reason], known=False, reason=reason,
-                       helpful=list(self.d.missing_evidence[:3]))
+        return Unknown(
+            "unknown", [reason], known=False, reason=reason, helpful=list(self.d.missing_evidence[:3])
+        )
 
 
 class AnswerBook:

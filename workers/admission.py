@@ -86,8 +86,12 @@ class Admission:
         settings.require("REDIS_URL")
         url = settings.redis_url or ""
         queue = Queue(settings.queue_name, connection=redis.Redis.from_url(url, socket_timeout=5))
-        return cls(aioredis.Redis.from_url(url, socket_timeout=5), queue, masker,
-                   result_ttl=settings.result_ttl_seconds)
+        return cls(
+            aioredis.Redis.from_url(url, socket_timeout=5),
+            queue,
+            masker,
+            result_ttl=settings.result_ttl_seconds,
+        )
 
     async def _gate(self, job_key: str) -> str | None:
         """Win the dedupe gate: returns our `pending:<time>` token, or None for a duplicate."""

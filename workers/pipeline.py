@@ -40,6 +40,7 @@ class Outcome(StrEnum):
     diagnosed = "diagnosed"  # stored, not posted (no Slack client or channel)
     posted = "posted"
 
+
 #: how long one execution may hold a job's posting lock before another may take over
 POST_LEASE_SECONDS = 90
 
@@ -54,9 +55,15 @@ def collect(ctx: WorkerContext, job: JobRef) -> Evidence:
         collector = ctx.collectors.get(job.scheduler)
     except CollectorUnavailable as exc:
         log.warning("collector_unavailable", scheduler=job.scheduler.value, problem=str(exc))
-        return Evidence(job=job, missing=[MissingEvidence(
-            what=texts.collector_missing(job.scheduler.value),
-            next_action=texts.collector_next_action(job.scheduler.value, str(exc)))])
+        return Evidence(
+            job=job,
+            missing=[
+                MissingEvidence(
+                    what=texts.collector_missing(job.scheduler.value),
+                    next_action=texts.collector_next_action(job.scheduler.value, str(exc)),
+                )
+            ],
+        )
     return collector.collect(job)
 
 
@@ -78,18 +85,21 @@ def kernel_sources(store: Store, job: JobRef) -> list[LogSource]:
     ]
 
 
-def diagnose(ctx: WorkerContext, store: Store, job_key: str, job: JobRef, facts: list[str],
-             received_at: float) -> Diagnosis:
+def diagnose(
+    ctx: WorkerContext, store: Store, job_key: str, job: JobRef, facts: list[str], received_at: float
+) -> Diagnosis:
     store.set_state(job_key, JobState.collecting)
     evidence = collect(ctx, job)
     missing_nodes = wait_for_node_logs(ctx, store, job, received_at)
     sources = list(evidence.sources) + kernel_sources(store, job)
     if facts and not any(s.kind == "scheduler" for s in evidence.sources):
-        sources.append(LogSource(name="scheduler-webhook.txt", data="\n".join(facts).encode(),
-                                 kind="scheduler"))
+        sources.append(
+            LogSource(name="scheduler-webhook.txt", data="\n".join(facts).encode(), kind="scheduler")
+        )
     missing = list(evidence.missing) + [
         MissingEvidence(what=texts.kernel_log_missing(n), next_action=texts.kernel_log_next_action(n))
-        for n in sorted(missing_nodes)]
+        for n in sorted(missing_nodes)
+    ]
     store.set_state(job_key, JobState.diagnosing)
     diagnosis = ctx.get_engine().diagnose(sources, missing=missing)
     return mask_model(ctx.masker, diagnosis)
@@ -109,8 +119,15 @@ def _quota(ctx: WorkerContext, store: Store, job_key: str) -> QuotaDecision:
 UNPOSTABLE = frozenset({"channel_not_found", "not_in_channel", "is_archived"})
 
 
-def _post(ctx: WorkerContext, store: Store, job_key: str, job: JobRef, diagnosis: Diagnosis | None,
-          decision: QuotaDecision, requested: str | None) -> tuple[str, str]:
+def _post(
+    ctx: WorkerContext,
+    store: Store,
+    job_key: str,
+    job: JobRef,
+    diagnosis: Diagnosis | None,
+    decision: QuotaDecision,
+    requested: str | None,
+) -> tuple[str, str]:
     """Post in the channel that asked (`/denpex diagnose`), else in `DENPEX_CHANNEL`; fall back to
     the latter when the bot cannot post where it was asked and nothing was posted there yet."""
     channel = requested or ctx.channel
@@ -163,8 +180,9 @@ def process(ctx: WorkerContext, job_key: str) -> Outcome:
         if store.post_journal(job_key).posted:
             return Outcome.already_posted
         decision = _quota(ctx, store, job_key)
-        channel, ts = _post(ctx, store, job_key, job, diagnosis if decision.allowed else None, decision,
-                            record.channel)
+        channel, ts = _post(
+            ctx, store, job_key, job, diagnosis if decision.allowed else None, decision, record.channel
+        )
         store.set_state(job_key, JobState.posted, ts=ts, channel=channel)
         store.record_latency(max(time.time() - _failure_end(job, record.received_at), 0.0))
     finally:

@@ -62,8 +62,12 @@ class SlackPoster:
         cursor = None
         for _ in range(20):  # bounded paging
             resp = self.client.conversations_history(
-                channel=self.channel, oldest=f"{since - LOOKBACK_SECONDS:.6f}", include_all_metadata=True,
-                limit=200, cursor=cursor)
+                channel=self.channel,
+                oldest=f"{since - LOOKBACK_SECONDS:.6f}",
+                include_all_metadata=True,
+                limit=200,
+                cursor=cursor,
+            )
             messages: list[dict[str, Any]] = resp.get("messages", [])
             for message in messages:
                 event, payload = _meta(message)
@@ -87,8 +91,9 @@ class SlackPoster:
             return None
 
     def _reply_exists(self, job_key: str, channel: str, ts: str, index: int) -> bool:
-        resp = self.client.conversations_replies(channel=channel, ts=ts, include_all_metadata=True,
-                                                 limit=1000)
+        resp = self.client.conversations_replies(
+            channel=channel, ts=ts, include_all_metadata=True, limit=1000
+        )
         messages: list[dict[str, Any]] = resp.get("messages", [])
         for message in messages:
             event, payload = _meta(message)
@@ -116,11 +121,23 @@ class SlackPoster:
             raise
 
     # ------------------------------------------------------------- posting
-    def _post(self, channel: str, message: SlackMessage, event: str, payload: dict[str, Any],
-              thread_ts: str | None = None) -> SlackResponse:
+    def _post(
+        self,
+        channel: str,
+        message: SlackMessage,
+        event: str,
+        payload: dict[str, Any],
+        thread_ts: str | None = None,
+    ) -> SlackResponse:
         return self.client.chat_postMessage(
-            channel=channel, text=message.text, blocks=message.blocks or None, thread_ts=thread_ts,
-            metadata={"event_type": event, "event_payload": payload}, unfurl_links=False, unfurl_media=False)
+            channel=channel,
+            text=message.text,
+            blocks=message.blocks or None,
+            thread_ts=thread_ts,
+            metadata={"event_type": event, "event_payload": payload},
+            unfurl_links=False,
+            unfurl_media=False,
+        )
 
     def _root(
         self, job_key: str, job: JobRef, diagnosis: Diagnosis | None, quota: QuotaDecision
@@ -137,8 +154,9 @@ class SlackPoster:
             self._settle(job_key, journal, journal.posting_at)
         sent_at = time.time()
         journal.begin_root(sent_at)
-        message = self.renderer.root_message(job, diagnosis if quota.allowed else None,
-                                             quota_note=None if quota.allowed else quota.note)
+        message = self.renderer.root_message(
+            job, diagnosis if quota.allowed else None, quota_note=None if quota.allowed else quota.note
+        )
         resp = self._send(journal, sent_at, self.channel, message, ROOT_EVENT, {"job_key": job_key})
         channel, ts = str(resp["channel"]), str(resp["ts"])
         journal.root_posted(channel, ts)
@@ -156,15 +174,27 @@ class SlackPoster:
                     self._settle(job_key, journal, journal.reply_posting_at)
                 sent_at = time.time()
                 journal.begin_reply(index, sent_at)
-                self._send(journal, sent_at, channel, messages[index], REPLY_EVENT,
-                           {"job_key": job_key, "index": index}, ts)
+                self._send(
+                    journal,
+                    sent_at,
+                    channel,
+                    messages[index],
+                    REPLY_EVENT,
+                    {"job_key": job_key, "index": index},
+                    ts,
+                )
             journal.reply_done(index)
             in_flight = None
         if not self.store.post_journal(job_key).file_uploaded:
             evidence = self.renderer.evidence_file(job, diagnosis)
             if evidence is not None:
-                self.client.files_upload_v2(channel=channel, thread_ts=ts, content=evidence.content,
-                                            filename=evidence.filename, title=evidence.title)
+                self.client.files_upload_v2(
+                    channel=channel,
+                    thread_ts=ts,
+                    content=evidence.content,
+                    filename=evidence.filename,
+                    title=evidence.title,
+                )
             journal.file_done()
 
     def post(

@@ -30,8 +30,19 @@ from denpex.texts import slack as texts
 from workers.ports import QuotaDecision
 from workers.store import as_str
 
-__all__ = ["FREE", "FREE_DAILY", "PREFIX", "SCALE", "Plan", "PlanStatus", "Quota", "Redemption",
-           "RedemptionStatus", "hash_code", "normalize_code"]
+__all__ = [
+    "FREE",
+    "FREE_DAILY",
+    "PREFIX",
+    "SCALE",
+    "Plan",
+    "PlanStatus",
+    "Quota",
+    "Redemption",
+    "RedemptionStatus",
+    "hash_code",
+    "normalize_code",
+]
 
 PREFIX = "denpex:quota:"
 FREE_DAILY = 3

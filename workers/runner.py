@@ -94,7 +94,13 @@ def build_worker(
     return worker
 
 
-def run_worker(ctx: WorkerContext, *, burst: bool = False, with_scheduler: bool = True,
-               logging_level: str = "WARNING", **options: Any) -> bool:
+def run_worker(
+    ctx: WorkerContext,
+    *,
+    burst: bool = False,
+    with_scheduler: bool = True,
+    logging_level: str = "WARNING",
+    **options: Any,
+) -> bool:
     worker = build_worker(ctx, **options)
     return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level=logging_level)

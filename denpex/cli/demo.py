@@ -66,8 +66,9 @@ def run(*, timeout: float = 60.0, keep: bool = False) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-async def _pipeline(settings: Settings, redis_url: str, workdir: Path, started: list[Proc], wait_seconds: float,
-                    keep: bool) -> int:
+async def _pipeline(
+    settings: Settings, redis_url: str, workdir: Path, started: list[Proc], wait_seconds: float, keep: bool
+) -> int:
     from aiohttp import web
 
     from bot.server import build_deps, create_app
@@ -79,10 +80,16 @@ async def _pipeline(settings: Settings, redis_url: str, workdir: Path, started: 
     job_id = f"llama-ft-{int(time.time())}-{secrets.token_hex(2)}"
     log_root = workdir / "logs"
     support.stage_logs(LOGS, log_root, "demo", job_id)
-    settings = settings.model_copy(update={"redis_url": redis_url, "log_root": log_root,
-                                           "webhook_secret": _secret_str(secret)})
-    env = {**os.environ, "REDIS_URL": redis_url, "DENPEX_LOG_ROOT": str(log_root),
-           "DENPEX_WEBHOOK_SECRET": secret, "DENPEX_LOG_LEVEL": "WARNING"}
+    settings = settings.model_copy(
+        update={"redis_url": redis_url, "log_root": log_root, "webhook_secret": _secret_str(secret)}
+    )
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "DENPEX_LOG_ROOT": str(log_root),
+        "DENPEX_WEBHOOK_SECRET": secret,
+        "DENPEX_LOG_LEVEL": "WARNING",
+    }
     worker_log = (workdir / "worker.log").open("wb")
     worker = support.start_worker(env, worker_log)
     started.append(worker)
@@ -112,8 +119,16 @@ async def _post_webhook(url: str, secret: str, job_id: str) -> dict[str, Any]:
 
     from integrations.signing import sign
 
-    body = json.dumps({"cluster": "demo", "job_id": job_id, "state": "FAILED", "exit_code": "1:0",
-                       "user": "alice", "name": "llama-ft"}).encode()
+    body = json.dumps(
+        {
+            "cluster": "demo",
+            "job_id": job_id,
+            "state": "FAILED",
+            "exit_code": "1:0",
+            "user": "alice",
+            "name": "llama-ft",
+        }
+    ).encode()
     async with aiohttp.ClientSession() as session:
         headers = {"Content-Type": "application/json", **sign(secret, body)}
         async with session.post(f"{url}/hooks/job", data=body, headers=headers) as resp:
@@ -133,8 +148,16 @@ async def _wait(
     return None
 
 
-async def _send_and_show(settings: Settings, url: str, secret: str, job_id: str, wait_seconds: float,
-                         workdir: Path, keep: bool, worker: Proc) -> int:
+async def _send_and_show(
+    settings: Settings,
+    url: str,
+    secret: str,
+    job_id: str,
+    wait_seconds: float,
+    workdir: Path,
+    keep: bool,
+    worker: Proc,
+) -> int:
     import redis
 
     from denpex.cli import _demo_support as support
@@ -165,9 +188,12 @@ async def _send_and_show(settings: Settings, url: str, secret: str, job_id: str,
         print(texts.demo_posted(journal.channel or "?", journal.ts or "?"))
     else:
         renderer = make_renderer(entries)
-        support.print_thread(renderer.root_message(record.job, diagnosis, quota_note=None),
-                             renderer.thread_messages(record.job, diagnosis),
-                             renderer.evidence_file(record.job, diagnosis), texts.DEMO_HEADING)
+        support.print_thread(
+            renderer.root_message(record.job, diagnosis, quota_note=None),
+            renderer.thread_messages(record.job, diagnosis),
+            renderer.evidence_file(record.job, diagnosis),
+            texts.DEMO_HEADING,
+        )
     print(texts.demo_timing(elapsed), file=sys.stderr)
     if keep:
         print(texts.demo_keep(url, redis_url), file=sys.stderr)

@@ -55,8 +55,7 @@ def kubernetes_job_fact(
 ) -> str:
     """The owner fact of a Kubernetes failure report."""
     return (
-        f"kubernetes: {kind} {namespace}/{name} state={state}"
-        f" reason={reason or '-'} message={message or '-'}"
+        f"kubernetes: {kind} {namespace}/{name} state={state} reason={reason or '-'} message={message or '-'}"
     )
 
 

@@ -163,5 +163,6 @@ CODES_SHOWN_ONCE = (
 def codes_error(message: str) -> str:
     return f"denpex codes: {message}"
 
+
 #: HTTP 400 body for a request to /slack/events whose body Bolt cannot read
 MALFORMED_REQUEST = "malformed Slack request body"

@@ -44,6 +44,8 @@ def pod_node(pod: client.V1Pod) -> str | None:
 
 def pod_containers(pod: client.V1Pod) -> list[client.V1Container]:
     return list(pod.spec.containers or []) if pod.spec else []
+
+
 PYTORCHJOB = ("kubeflow.org", "v1", "pytorchjobs")
 JOBSET = ("jobset.x-k8s.io", "v1alpha2", "jobsets")
 

@@ -115,7 +115,9 @@ class KernelLogs:
         try:
             selector = self.options.agent_selector
             if self.options.agent_namespace:
-                pods = list_all(core.list_namespaced_pod, self.options.agent_namespace, label_selector=selector)
+                pods = list_all(
+                    core.list_namespaced_pod, self.options.agent_namespace, label_selector=selector
+                )
             else:
                 pods = list_all(core.list_pod_for_all_namespaces, label_selector=selector)
             for pod in pods:

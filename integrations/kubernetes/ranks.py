@@ -100,9 +100,7 @@ def assign_ranks(pods: Sequence[V1Pod]) -> list[RankedPod]:
             continue
         named = _name_rank(pod_name(pod))
         out.append(RankedPod(pod, named, "name" if named is not None else "none"))
-    return sorted(
-        out, key=lambda r: (r.rank is None, r.rank if r.rank is not None else 0, pod_name(r.pod))
-    )
+    return sorted(out, key=lambda r: (r.rank is None, r.rank if r.rank is not None else 0, pod_name(r.pod)))
 
 
 def main_container(pod: V1Pod) -> str:

@@ -85,8 +85,13 @@ class Outbox:
             try:
                 self.send(report)
                 self.reported.confirm(key)
-                log.info("k8s_failure_reported", kind=report.kind, namespace=report.namespace,
-                         name=report.name, reason=report.reason)
+                log.info(
+                    "k8s_failure_reported",
+                    kind=report.kind,
+                    namespace=report.namespace,
+                    name=report.name,
+                    reason=report.reason,
+                )
                 return
             except SendError as exc:
                 if not exc.retry:

@@ -108,12 +108,22 @@ class Informer:
                     log.info("watch_expired_relisting", target=label, resource_version=self.rv)
                     self.rv = None
                     continue
-                log.warning("watch_api_error", target=label, status=exc.status, reason=exc.reason,
-                            retry_in=self.backoff.delay)
+                log.warning(
+                    "watch_api_error",
+                    target=label,
+                    status=exc.status,
+                    reason=exc.reason,
+                    retry_in=self.backoff.delay,
+                )
                 self.backoff.pause()
             except (urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
-                log.warning("watch_connection_lost", target=label, error=type(exc).__name__,
-                            resource_version=self.rv, retry_in=self.backoff.delay)
+                log.warning(
+                    "watch_connection_lost",
+                    target=label,
+                    error=type(exc).__name__,
+                    resource_version=self.rv,
+                    retry_in=self.backoff.delay,
+                )
                 self.backoff.pause()
             except Exception:  # an object we could not handle: keep watching, it is re-delivered
                 log.exception("watch_unexpected_error", target=label, retry_in=self.backoff.delay)
@@ -143,7 +153,11 @@ class Informer:
     def _relist(self) -> str:
         target = self.target
         first = target.fn(*target.args, limit=1, **target.kwargs)
-        rv = first["metadata"]["resourceVersion"] if isinstance(first, dict) else first.metadata.resource_version
+        rv = (
+            first["metadata"]["resourceVersion"]
+            if isinstance(first, dict)
+            else first.metadata.resource_version
+        )
         for item in list_all(target.fn, *target.args, **target.kwargs):
             obj = item if isinstance(item, dict) else self.api.sanitize_for_serialization(item)
             self.on_object(target.kind, obj)

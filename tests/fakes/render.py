@@ -41,10 +41,12 @@ class PlainRenderer:
 
     def thread_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:
         d = diagnosis
-        lines = [f"*Initiating rank:* {d.initiating.rank if d.initiating.rank is not None else 'unknown'}"
-                 + (f" on {escape(d.initiating.node)}" if d.initiating.node else "")
-                 + (f" at {escape(d.initiating.time)}" if d.initiating.time else ""),
-                 f"*Category:* {escape(d.category)} (confidence {d.confidence:.2f})"]
+        lines = [
+            f"*Initiating rank:* {d.initiating.rank if d.initiating.rank is not None else 'unknown'}"
+            + (f" on {escape(d.initiating.node)}" if d.initiating.node else "")
+            + (f" at {escape(d.initiating.time)}" if d.initiating.time else ""),
+            f"*Category:* {escape(d.category)} (confidence {d.confidence:.2f})",
+        ]
         for ev in d.initiating.evidence[:5]:
             lines.append(f"> `{escape(ev.source)}:{ev.line}` {escape(ev.text)[:300]}")
         if d.root_cause:
@@ -54,8 +56,10 @@ class PlainRenderer:
         if d.verify:
             lines.append(f"*Verify:* `{escape(d.verify)}`")
         for group in d.collateral:
-            lines.append(f"*Collateral ranks {rank_ranges(group.ranks)}:* {escape(group.category)}"
-                         f" — {escape(group.why)}")
+            lines.append(
+                f"*Collateral ranks {rank_ranges(group.ranks)}:* {escape(group.category)}"
+                f" — {escape(group.why)}"
+            )
         for miss in d.missing_evidence:
             lines.append(f"*Missing:* {escape(miss.what)} — {escape(miss.next_action)}")
         messages: list[SlackMessage] = []

@@ -38,7 +38,9 @@ def main(ranks: int = 1000) -> None:
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         t0 = time.perf_counter()
         ref = JobRef(scheduler="kubernetes", cluster="c", job_id="big", namespace="default")
-        evidence = KubernetesCollector(kube.api_client(), kernel=KernelLogOptions(kubelet_path=None)).collect(ref)
+        evidence = KubernetesCollector(kube.api_client(), kernel=KernelLogOptions(kubelet_path=None)).collect(
+            ref
+        )
         t1 = time.perf_counter()
         total = sum(len(chunk) for source in evidence.sources for chunk in source.open_bytes())
         t2 = time.perf_counter()

@@ -129,7 +129,9 @@ def test_pytorchjob_ranks_master_first(api: client.ApiClient, kube: FakeKube):
             "pods",
             o.pytorch_pod("llama", rtype, idx, job_uid=uid, node_name=node, extra_containers=("istio",)),
         )
-    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("PyTorchJob/llama"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(
+        ref("PyTorchJob/llama")
+    )
     assert rank_sources(ev) == {
         "llama-master-0.pytorch.log": (0, "n0"),
         "llama-worker-0.pytorch.log": (1, "n1"),
@@ -167,7 +169,9 @@ def test_jobset_ranks_offset_by_child_job(api: client.ApiClient, kube: FakeKube)
             kube.put(
                 "pods", o.pod(f"js-workers-{job_index}-{idx}-abcde", labels=labels, node_name=f"n{job_index}")
             )
-    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("JobSet/js"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(
+        ref("JobSet/js")
+    )
     assert sorted(r for r, _ in rank_sources(ev).values()) == [0, 1, 2, 3]
     assert rank_sources(ev)["js-workers-1-0-abcde.pytorch.log"] == (2, "n1")
 

@@ -144,7 +144,9 @@ def test_collector_uses_the_node_agent_before_the_kubelet(api: client.ApiClient,
         start=datetime(2026, 11, 29, 19, 0, tzinfo=UTC),
         end=datetime(2026, 11, 29, 19, 5, tzinfo=UTC),
     )
-    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(token=TOKEN, agent_namespace="denpex")).collect(job)
+    ev = KubernetesCollector(
+        api, now=NOW, kernel=KernelLogOptions(token=TOKEN, agent_namespace="denpex")
+    ).collect(job)
     kernel = {s.node: b"".join(s.open_bytes()).decode() for s in ev.sources if s.kind == "kernel"}
     assert set(kernel) == {"gpu-00", "gpu-01"} and ev.missing == []
     assert "Xid (PCI:0000:05:00): 79" in kernel["gpu-01"] and "hunter2" not in kernel["gpu-01"]

@@ -265,7 +265,9 @@ def test_rejected_report_is_not_marked_reported(kube: FakeKube, sink: HookSink):
     wrong = HookSender(sink.url, "not-the-secret", timeout=5)
     seen = MemoryReported()
     w = Watcher(
-        kube.api_client(), wrong.send, WatchOptions(cluster="test", watch_timeout=2, backoff=(0.05, 0.4)),
+        kube.api_client(),
+        wrong.send,
+        WatchOptions(cluster="test", watch_timeout=2, backoff=(0.05, 0.4)),
         reported=seen,
     )
     w.start()

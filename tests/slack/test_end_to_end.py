@@ -132,8 +132,14 @@ def test_manifest_has_what_the_app_uses() -> None:
     assert "socket_mode_enabled" in manifest["settings"]
 
 
-async def _diagnose_from(slack_stack: SlackStack, settings: Settings, redis_client: redis.Redis,
-                         masker: Any, job_id: str, channel_id: str) -> None:
+async def _diagnose_from(
+    slack_stack: SlackStack,
+    settings: Settings,
+    redis_client: redis.Redis,
+    masker: Any,
+    job_id: str,
+    channel_id: str,
+) -> None:
     assert settings.log_root is not None
     scenarios.zero3_save(settings.log_root / "ci" / job_id)
     await slack_stack.command(f"diagnose {job_id} --cluster ci", channel_id=channel_id)

@@ -38,7 +38,11 @@ def resolver(kube: FakeKube, tmp_path: Path) -> DefaultResolver:
 async def test_batch_job_and_pytorchjob_resolve(kube: FakeKube, tmp_path: Path) -> None:
     job = await resolver(kube, tmp_path).resolve("prod", "ml/llama-ft")
     assert (job.scheduler, job.cluster, job.namespace, job.job_id) == (
-        Scheduler.kubernetes, "prod", "ml", "llama-ft")
+        Scheduler.kubernetes,
+        "prod",
+        "ml",
+        "llama-ft",
+    )
     assert job.key == "kubernetes:prod:ml/llama-ft"  # the watcher's key: one diagnosis for both paths
     job = await resolver(kube, tmp_path).resolve(None, "research/bert-pt")
     assert (job.namespace, job.job_id) == ("research", "PyTorchJob/bert-pt")

@@ -52,7 +52,9 @@ class JobRef(BaseModel):
         return f"{self.scheduler.value}:{self.cluster}:{ns}{self.job_id}"
 
 
-SourceKind = Literal["rank", "combined", "kernel", "scheduler"]
+#: `flight_recorder`: a PyTorch Flight Recorder dump (collective trace), found by content; the log
+#: scanner skips it and `knowledge.flightrec` reads it
+SourceKind = Literal["rank", "combined", "kernel", "scheduler", "flight_recorder"]
 
 
 class LogSource(BaseModel):
@@ -115,11 +117,22 @@ class EntryRef(BaseModel):
     title: str
 
 
+class Alternative(EntryRef):
+    """Another failure mode that fits, with how well and why it lost (`id`/`title` name its entry too)."""
+
+    category: str = ""
+    entry: EntryRef | None = None
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    why: str = ""
+
+
 class Initiating(BaseModel):
     rank: int | None = None
     node: str | None = None
     time: str | None = None
     evidence: list[EvidenceLine] = Field(default_factory=list)
+    phase: str | None = None  # startup | model_load | rendezvous | data | train | eval | checkpoint_save | ...
+    phase_evidence: EvidenceLine | None = None  # the line that shows the phase
 
 
 class CollateralGroup(BaseModel):
@@ -145,6 +158,64 @@ class RankTail(BaseModel):
     lines: list[EvidenceLine] = Field(default_factory=list)
 
 
+# --- Flight Recorder (collective traces, knowledge.flightrec) ---------------------------------------
+
+
+class CollectiveSuspect(BaseModel):
+    """One rank that a collective trace implicates: it never arrived, diverged, or never finished.
+
+    `reason` is one of `missing` (never entered the collective the others are blocked in),
+    `desync_op` / `desync_size` (entered a different op or sizes at the same sequence id),
+    `p2p_unmatched` (a send or recv with no matching peer op), `not_completed` (started, never
+    completed while others completed it).
+    """
+
+    rank: int
+    group_id: str
+    group_desc: str = ""
+    seq_id: int | None = None
+    op: str = ""
+    reason: str
+    why: str = ""
+    state: str | None = None
+    source: str | None = None
+
+
+class CollectiveGroup(BaseModel):
+    """One process group as the dumps show it: the collective at its front and who never entered it."""
+
+    group_id: str
+    group_desc: str = ""
+    size: int = 0
+    front_seq: int | None = None
+    front_op: str = ""
+    entered: int = 0
+    missing: list[int] = Field(default_factory=list)
+
+
+class RankActivity(BaseModel):
+    """Ranks whose last recorded operation was the same (answers "what was each rank doing?")."""
+
+    ranks: list[int]
+    group_id: str
+    group_desc: str = ""
+    op: str = ""
+    seq_id: int | None = None
+    state: str = ""
+
+
+class Collectives(BaseModel):
+    """What the Flight Recorder dumps say; empty when there were none."""
+
+    dumps: int = 0
+    suspects: list[CollectiveSuspect] = Field(default_factory=list)
+    groups: list[CollectiveGroup] = Field(default_factory=list)
+    activity: list[RankActivity] = Field(default_factory=list)
+
+
+# --- end Flight Recorder -------------------------------------------------------------------------
+
+
 class Diagnosis(BaseModel):
     """The engine's answer. Its JSON form is the public contract of `denpex diagnose --format json`."""
 
@@ -157,7 +228,10 @@ class Diagnosis(BaseModel):
     fix: str = ""
     verify: str = ""
     missing_evidence: list[MissingEvidence] = Field(default_factory=list)
-    alternatives: list[EntryRef] = Field(default_factory=list)
+    alternatives: list[Alternative] = Field(default_factory=list)
     tails: list[RankTail] = Field(default_factory=list)
     nodes: dict[str, list[EvidenceLine]] = Field(default_factory=dict)
     stats: Stats = Field(default_factory=Stats)
+    #: sorted global ranks the collective traces implicate (ARCHITECTURE.md); details in `collectives`
+    suspect_ranks: list[int] = Field(default_factory=list)
+    collectives: Collectives = Field(default_factory=Collectives)

@@ -9,12 +9,14 @@ differently (desynchronised, silent, lagging) is the likely initiator.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
 from knowledge import stall, wording
 from knowledge.lines import Stamp, parse_step
+from knowledge.phases import PhaseFact
 from knowledge.scanner import LineHit
 from knowledge.schema import Entry
 from knowledge.signals import ActorKey, Job, Signal, job_year
@@ -26,6 +28,7 @@ class Scored:
     score: float
     signals: list[Signal]
     context: list[tuple[int, LineHit]]  # (source, hit) of the context patterns that counted
+    phase: PhaseFact | None = None  # the phase of the entry's first signal
 
 
 @dataclass(slots=True)
@@ -42,6 +45,8 @@ class Verdict:
     alternatives: list[Entry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     collateral_only: bool = False
+    phase: PhaseFact | None = None
+    scores: dict[str, float] = field(default_factory=dict)  # entry id -> its score (chosen and alternatives)
 
 
 def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
@@ -64,12 +69,32 @@ def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
                 p.window == 0 or _near(lines_by_source.get(src, []), hit.line, p.window)
             ):
                 ctx[p.sig_id] = (p.weight, (src, hit))
-        if entry.requires_context and not ctx:
+        phase = job.phase_of(min(ss, key=Signal.order))
+        bonus = _phase_bonus(entry, phase)
+        if bonus is None or (entry.requires_context and not ctx and bonus <= 0):
             continue
-        total = sum(weights.values()) + sum(w for w, _ in ctx.values())
-        out.append(Scored(entry, total, ss, [c for _, c in ctx.values()]))
+        base = sum(weights.values()) + sum(w for w, _ in ctx.values())
+        if entry.phase_only and phase is None and base < WEAK_SCORE:
+            continue  # weak evidence (a launcher line) names a phase-bound failure only when the phase is known
+        total = base + bonus
+        out.append(Scored(entry, total, ss, [c for _, c in ctx.values()], phase))
     out.sort(key=lambda s: (-s.score, -s.entry.priority, s.entry.id))
     return out
+
+
+#: what a failure seen in one of an entry's phases adds to its score (about a strong context pattern)
+PHASE_MATCH = 2.5
+#: what a failure seen in another phase costs an entry that names its phases
+PHASE_MISMATCH = 2.0
+
+
+def _phase_bonus(entry: Entry, phase: PhaseFact | None) -> float | None:
+    """The score an entry gains or loses for the phase its failure happened in; None: not a candidate."""
+    if not entry.phases or phase is None:
+        return 0.0
+    if phase.phase in entry.phases:
+        return PHASE_MATCH
+    return None if entry.phase_only else -PHASE_MISMATCH
 
 
 def _near(sorted_lines: list[int], line: int, window: int) -> bool:
@@ -249,6 +274,24 @@ def _after(s: Signal, ref: Signal) -> bool:
 
 
 def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
+    return _named_culprit(job, _attribute(job, fallback_entry))
+
+
+def _named_culprit(job: Job, v: Verdict) -> Verdict:
+    """A desync report that names the ranks which never joined outranks the rank that printed it,
+    unless a rank's own failure explains the job (a first-hand primary, not a wait or a timeout)."""
+    if not job.culprits or (v.rank is not None and v.rank in job.culprits):
+        return v
+    if not v.collateral_only and v.entry is not None and v.entry.category not in ("nccl_timeout", "hang_no_error"):
+        return v
+    v.rank = min(job.culprits)
+    v.node = job.rank_node.get(v.rank)
+    v.actor = ("rank", str(v.rank))
+    v.notes.append(wording.desync_report(sorted(job.culprits)))
+    return v
+
+
+def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     _demote_teardown(job)
     cands = _candidates(job)
     if cands:
@@ -257,12 +300,48 @@ def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     scored = score_entries(coll, job)
     if scored:
         return _from_collateral(job, scored)
+    silent = _silent_end(job)
+    if silent is not None:
+        return silent
     return Verdict(
         category=fallback_entry.category if fallback_entry else wording.FALLBACK_CATEGORY,
         entry=fallback_entry,
         confidence=0.1,
         notes=[wording.no_match()],
     )
+
+
+def _phase_decides(entry: Entry, alternatives: list[Entry]) -> Entry | None:
+    """An alternative of another category bound to other phases: knowing the phase would decide."""
+    for alt in alternatives:
+        if alt.category != entry.category and alt.phases and entry.phases:
+            if not set(alt.phases) & set(entry.phases):
+                return alt
+    return None
+
+
+def _silent_end(job: Job) -> Verdict | None:
+    """No failure line anywhere, but a log stops in a phase where a silent death has one usual cause."""
+    if job.phases is None:
+        return None
+    for i, scan in enumerate(job.scans):
+        if scan.source.kind in ("kernel", "scheduler") or not scan.numbered_tail:
+            continue
+        fact = job.phases.at(i, scan.numbered_tail[-1][0], scan.source.rank, None)
+        if fact is None:
+            continue
+        for entry in sorted(job.entries.values(), key=lambda e: (-e.priority, e.id)):
+            if fact.phase in entry.silent_phases:
+                return Verdict(
+                    category=entry.category,
+                    entry=entry,
+                    confidence=0.35,
+                    rank=scan.source.rank,
+                    node=scan.source.node,
+                    notes=[wording.silent_end(fact.phase)],
+                    phase=fact,
+                )
+    return None
 
 
 def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
@@ -277,10 +356,15 @@ def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
         stamp=min(best.signals, key=Signal.order).stamp,
         evidence=sorted(best.signals, key=Signal.order),
         context=best.context,
+        phase=best.phase,
     )
     _locate(job, v, chosen)
     alts = [s.entry for s in chosen.scored[1:]] + [c.best.entry for c in cands if c is not chosen]
     v.alternatives = _dedupe(alts, best.entry)
+    for sc in [*chosen.scored, *(c.best for c in cands if c is not chosen)]:
+        v.scores.setdefault(sc.entry.id, sc.score)
+    if best.phase is None and _phase_decides(best.entry, v.alternatives):
+        v.confidence = round(v.confidence * 0.8, 2)  # the one fact that would settle it is missing
     if fallback:
         v.notes.append(wording.clock_fallback())
     return v
@@ -322,10 +406,39 @@ def _locate(job: Job, v: Verdict, chosen: _Cand) -> None:
             v.notes.append(wording.implicated(name, on_node))
     else:
         v.node = first.node
+        _rank_from_text(job, v)
     for s in v.evidence:
         if s.xid is not None:
             v.notes.append(wording.xid_note(s.xid.code, s.xid_name, v.node, s.xid.pci, v.rank))
             break
+
+
+_GPU_INDEX = re.compile(r"\(GPU (\d{1,3}); |\bGPU (\d{1,3}) has a total capacity")
+
+
+def _rank_from_text(job: Job, v: Verdict) -> None:
+    """A failure found in lines without a rank prefix: the rank the same failure names elsewhere (one
+    rank only), else the GPU a CUDA OOM names, which is the local rank under the usual one-GPU-a-rank
+    launch (trusted as the global rank only on one node, and with lower confidence)."""
+    if v.entry is None:
+        return
+    named = {
+        s.rank
+        for s in job.signals
+        if s.entry.category == v.entry.category and s.rank is not None and not s.hit.secondhand
+    }
+    if len(named) == 1:
+        v.rank = named.pop()
+        v.node = v.node or job.rank_node.get(v.rank)
+        return
+    if named or not job.single_node:
+        return
+    for s in v.evidence:
+        m = _GPU_INDEX.search(s.hit.text)
+        if m:
+            v.rank = int(next(g for g in m.groups() if g))
+            v.confidence = round(v.confidence * 0.9, 2)
+            return
 
 
 def _dedupe(entries: list[Entry], chosen: Entry) -> list[Entry]:
@@ -349,6 +462,8 @@ def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
         context=best.context,
         alternatives=_dedupe([s.entry for s in scored[1:]], best.entry),
         collateral_only=True,
+        phase=best.phase,
+        scores={sc.entry.id: sc.score for sc in scored},
     )
     v.stamp = v.evidence[0].stamp if v.evidence else None
     rank, note = _odd_rank_out(job, {s.rank for s in best.signals if s.rank is not None})

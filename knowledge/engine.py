@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Protocol
 
 from denpex.models import Diagnosis, LogSource, MissingEvidence, Stats
-from knowledge import attribution, report
+from knowledge import attribution, flightrec, report
 from knowledge.facts import load_catalogue
 from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternSet
-from knowledge.scanner import Scanner
+from knowledge.phases import Marker, PhaseReader, TailMarkers, load_markers
+from knowledge.scanner import Scanner, SourceScan
 from knowledge.schema import ENTRIES_DIR, Entry, Xid, load_entries
 from knowledge.signals import build_job
 from knowledge.sources import complete
@@ -54,8 +55,10 @@ def default_masker() -> MaskerLike | None:
     return Masker.default()
 
 
-def compile_patterns(entries: Sequence[Entry], masker: MaskerLike | None) -> list[Pattern]:
-    """Every signature, context pattern, masking rule and engine fact as one list of patterns."""
+def compile_patterns(
+    entries: Sequence[Entry], masker: MaskerLike | None, markers: Sequence[Marker] = ()
+) -> list[Pattern]:
+    """Every signature, context pattern, phase marker and engine fact as one list of patterns."""
     out: list[Pattern] = []
 
     def add(
@@ -70,6 +73,8 @@ def compile_patterns(entries: Sequence[Entry], masker: MaskerLike | None) -> lis
             add(c.pattern, c.caseless, "context", c.id, e.id, c.weight, c.window)
     for rule in masker.rules if masker is not None else ():
         add(rule.pattern, rule.caseless, "mask", rule.id, None, 1.0, 0)
+    for m in markers:
+        add(m.pattern, m.caseless, "phase", m.id, None, 1.0, 0)
     for fid, (regex, caseless) in FACT_PATTERNS.items():
         add(regex, caseless, "fact", fid, None, 1.0, 0)
         if fid in SINGLE_FACTS:
@@ -86,14 +91,19 @@ class Engine:
         xids: dict[int, Xid],
         masker: MaskerLike | None,
         cache_dir: Path | None = None,
+        markers: Sequence[Marker] | None = None,
     ) -> None:
         self.entries = {e.id: e for e in entries}
+        self.markers = list(load_markers() if markers is None else markers)
+        self.tail_markers = TailMarkers(self.markers)
         self.xids = xids
         self.masker = masker
         # the masking rules are not part of the scan: only retained text (hits, context, tails, a few
         # kilobytes) ever leaves the engine and the Redactor runs the full masker over all of it, so
         # scanning every byte for secrets as well cost ~10% of the throughput and changed no output
-        self.patterns = compile_patterns(entries, None)
+        self.patterns = compile_patterns(entries, None, self.markers)
+        marker_index = {m.id: i for i, m in enumerate(self.markers)}
+        self.phase_marker = {p.idx: marker_index[p.sig_id] for p in self.patterns if p.kind == "phase"}
         self.pattern_set = PatternSet(self.patterns, cache_dir)
         self.scanner = Scanner(self.pattern_set)
         self.fallback_entry = _fallback_entry(entries)
@@ -130,6 +140,7 @@ class Engine:
     ) -> Diagnosis:
         """Scan every source once, attribute, classify; always returns a Diagnosis for readable input."""
         t0 = time.perf_counter()
+        sources, dumps = flightrec.split_sources(sources)  # collective traces: not log lines
         done = 0
         scans = []
         for src in sources:
@@ -144,12 +155,24 @@ class Engine:
             done += scan.bytes
             scans.append(scan)
         job = build_job(scans, self.patterns, self.entries, self.xids)
+        job.phases = self._phase_reader(scans)
         verdict = attribution.attribute(job, self.fallback_entry)
         ranks = set(job.ranks) | {s.source.rank for s in scans if s.source.rank is not None}
         stats = Stats(
             files=len(scans), ranks=len(ranks), bytes=done, seconds=round(time.perf_counter() - t0, 4)
         )
-        return report.diagnosis(job, verdict, self.redactor, missing, stats)
+        diag = report.diagnosis(job, verdict, self.redactor, missing, stats)
+        first_hand = verdict.rank is not None and not verdict.collateral_only
+        return flightrec.merge(diag, dumps, logs_decide=first_hand)
+
+
+    def _phase_reader(self, scans: Sequence[SourceScan]) -> PhaseReader:
+        for scan in scans:
+            for mark in scan.phases:
+                mark.marker = self.phase_marker.get(mark.marker, mark.marker)
+        return PhaseReader.build(
+            self.markers, self.tail_markers, [(sc.phases, sc.numbered_tail) for sc in scans]
+        )
 
 
 #: the entry tag that marks the answer for a log in which no signature matched

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-#: retained lines are cut to this many characters (a single log line can be megabytes)
+#: retained lines are cut to this many characters (a single log line can be megabytes), after masking:
+#: `clean` keeps the whole decoded line so a secret straddling the cut is still seen whole by the masker
 MAX_LINE_CHARS = 4096
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
@@ -30,15 +31,17 @@ def clean(text: str) -> str:
     segment. Callers that need every segment split on `\\r` themselves (see `segments`).
     """
     if text.isprintable():  # no ESC, `\r` or control character: nothing to strip (most lines; fast)
-        return (text[:MAX_LINE_CHARS] + "…" if len(text) > MAX_LINE_CHARS else text).rstrip()
+        return text.rstrip()
     text = _ANSI.sub("", text)
     if "\r" in text:
         parts = [p for p in text.split("\r") if p.strip()]
         text = parts[-1] if parts else ""
-    text = _CTRL.sub("", text)
-    if len(text) > MAX_LINE_CHARS:
-        text = text[:MAX_LINE_CHARS] + "…"
-    return text.rstrip()
+    return _CTRL.sub("", text).rstrip()
+
+
+def clip(text: str) -> str:
+    """Cut a retained line to `MAX_LINE_CHARS`; only ever applied to masked text (report.Redactor)."""
+    return text[:MAX_LINE_CHARS] + "…" if len(text) > MAX_LINE_CHARS else text
 
 
 def segments(text: str) -> list[str]:
@@ -58,12 +61,19 @@ class RankInfo:
 
 
 _TORCHRUN = re.compile(r"^\s*\[default(\d{1,5})\]:")
-_RANK_PREFIX = re.compile(r"\[rank(\d{1,6})\]:?")
+_RANK_PREFIX = re.compile(r"\[rank:? ?(\d{1,6})\]:?")  # `[rank3]:`, Lightning's `[rank: 3]`
 _SRUN_LABEL = re.compile(r"^\s{0,4}(\d{1,6}): ")
 _BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")
 _LEAD_RANK = re.compile(r"^\s*(?:global\s+)?rank[\s:=]+(\d{1,6})\b", re.IGNORECASE)
 _NCCL_DEV = re.compile(r"^\S+:\d+:\d+ \[(\d{1,3})\] (?:\S+ )?NCCL ")
 _LOCAL_RANK_ARG = re.compile(r"--local[_-]rank[= ](\d{1,5})")
+#: a message that names the rank printing it: the DDP reducer's "did not receive grad for rank 1:",
+#: FSDP's "Failed to clone() tensor with name x on rank 1", c10d's "[PG 0 Rank 3]" further into a line
+_SELF_NAMED_RANK = re.compile(
+    r"\b(?:receive grad for|tensor with name \S+ on|\(default_pg\)) [Rr]ank (\d{1,6})\b"
+    r"|\bRank (\d{1,6})(?::|, node \S+, device) "  # Megatron's NaN/Inf checks name their own rank
+    r"|Unexpected result \S+ on rank (\d{1,6})\b"  # Megatron's rerun state machine
+)
 #: torchrun's failure summary: `rank      : 3 (local_rank: 3)`
 BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*(\d{1,5})\)")
 
@@ -96,6 +106,9 @@ def parse_rank(text: str) -> RankInfo:
     m = _LOCAL_RANK_ARG.search(text[:2000])
     if m:
         return RankInfo(None, int(m.group(1)))
+    m = _SELF_NAMED_RANK.search(text[:2000])
+    if m:
+        return RankInfo(int(next(g for g in m.groups() if g)))
     return RankInfo()
 
 

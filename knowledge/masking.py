@@ -10,19 +10,24 @@ and rules that hit, and only those run through Python `re`.
 A secret becomes `[MASKED:<label>]`; key names, `Bearer `, `scheme://user:` and `@host` stay, so a
 reader sees what was there (`HF_TOKEN=[MASKED:hf_token]`, `postgres://app:[MASKED:url_password]@db`).
 Masking is idempotent: a mask token is never masked again.
+
+Rules find secrets by structure as well as by vendor prefix: any assignment, flag, `setenv`, call
+argument or YAML key whose name holds a secret-ish word is flagged, and `secret_checks` decides from
+the name's words and the value's shape (so placeholders, paths and numbers stay). `mask()` is the one
+entry point: `mask_bytes`, `mask_lines` and the engine's `mask_line` give the same result.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 import tomllib
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from knowledge import secret_checks as sc
 
 try:  # pragma: no cover - which branch runs depends on the platform
     import hyperscan
@@ -34,18 +39,17 @@ CHUNK_CHARS = 32 << 10  # mask(): Python `re` runs only on the chunks the scan f
 MAX_PASSES = 16  # _apply: passes until masking reaches a fixed point (two in practice)
 MAX_BLOCK_LINES = 200  # a private key block without END stops being masked after this many lines
 
-Check = Literal["none", "value", "token", "entropy"]
-_CHECKS = ("none", "value", "token", "entropy")
+Check = Literal["none", "value", "token", "entropy", "url", "named", "adjacent", "pem_b64", "b64_json"]
+_CHECKS = ("none", "value", "token", "entropy", "url", "named", "adjacent", "pem_b64", "b64_json")
+Block = Literal["", "pem", "indented"]
 _END_MARKER = "-----END"
 _KEY_MARKER = "PRIVATE KEY"
 _PEM_BODY = re.compile(r"(?:^|[\s:\]>|])[A-Za-z0-9+/]{4,}={0,2}[ \t\r]*$")
-_MASK_TOKENS = re.compile(r"(?:\[MASKED:[a-z0-9_]+\])+")
-_PLACEHOLDER = re.compile(
-    r"none|null|nil|true|false|undefined|n/a|\[?redacted\]?|<[^<>]*>|\*+|x{3,}|\.{3,}"
-    r"|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|%\([A-Za-z_]+\)s"
-    r"|(?:[A-Za-z_]\w*\.)+\w*(?:password|passwd|secret|token|key)|password|passwd|secret|token",  # code
-    re.IGNORECASE,
+_MASK_TOKENS = sc.MASK_TOKENS
+_URL_PLACEHOLDER = re.compile(
+    r"\$\{[^{}]*\}|\$\([^()]*\)|<[^<>]*>|\*+|x{3,}|\{\{[^{}]*\}\}|\{[A-Za-z_]*\}|%s|\[?redacted\]?", re.I
 )
+_INDENT = re.compile(r"[ \t]*(?:-[ \t]+)?")
 
 
 def mask_token(label: str) -> str:
@@ -62,7 +66,7 @@ class SecretRule:
     caseless: bool = False
     label: str = ""
     check: Check = "none"
-    block: bool = False
+    block: Block = ""
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -70,6 +74,8 @@ class SecretRule:
             raise ValueError(f"secret rule id {self.id!r}: use [a-z0-9_]+")
         if self.check not in _CHECKS:
             raise ValueError(f"secret rule {self.id}: check must be one of {', '.join(_CHECKS)}")
+        if self.block not in ("", "pem", "indented"):
+            raise ValueError(f"secret rule {self.id}: block must be \"pem\" or \"indented\"")
         if re.search(r"\(\?[=!<]|\\[1-9]", self.pattern):
             raise ValueError(f"secret rule {self.id}: no lookaround or backreferences (Hyperscan)")
         if not self.label:
@@ -98,25 +104,33 @@ def load_rules(path: Path = RULES_PATH) -> tuple[SecretRule, ...]:
     return tuple(rules)
 
 
-def _entropy(value: str) -> float:
-    counts = Counter(value)
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+def _decide(rule: SecretRule, text: str, start: int, s: int, e: int) -> str | None:
+    """The label to mask `text[s:e]` with, or None to keep it (the regex may over-report; this decides).
 
-
-def _accepts(check: Check, value: str) -> bool:
-    """Whether a captured value is a secret to mask (the regex may over-report; this decides)."""
-    if _MASK_TOKENS.fullmatch(value):
-        return False
-    if check == "none":
-        return True
-    if _PLACEHOLDER.fullmatch(value):
-        return False
-    if check == "value":
-        return True
-    classes = sum(any(f(c) for c in value) for f in (str.islower, str.isupper, str.isdigit))
-    if check == "token":
-        return len(value) >= 8 and classes >= 2
-    return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.0
+    `start` is where the rule's match began: for `named`/`adjacent` the key name lies in between.
+    """
+    value, check = text[s:e], rule.check
+    if value.startswith("[MASKED:") or _MASK_TOKENS.fullmatch(value):
+        return None  # masked already (a value rule may see a mask token without its closing `]`)
+    if check in ("named", "adjacent"):
+        if text.startswith(("${", "$("), max(start - 1, 0)):
+            return None  # the name inside a `${NAME:?msg}` reference, not an assignment
+        name = sc.name_of(text[start:s])
+        grade = sc.strength(name)
+        ok = grade is not None and (
+            sc.value_is_secret(grade, value) if check == "named" else sc.high_entropy(value)
+        )
+        return sc.label_of(name) if ok else None
+    ok = {
+        "none": lambda: True,
+        "url": lambda: not _URL_PLACEHOLDER.fullmatch(value),
+        "pem_b64": lambda: sc.b64_pem_key(value),
+        "b64_json": lambda: sc.b64_secret_json(value),
+        "value": lambda: not (sc.PLACEHOLDER.fullmatch(value) or value.lower() in sc.STOPWORDS),
+        "token": lambda: sc.token_like(value),
+        "entropy": lambda: sc.high_entropy(value),
+    }[check]()
+    return rule.label if ok else None
 
 
 class _Detector:
@@ -166,7 +180,7 @@ class _Detector:
             count: Callable[[int, int], int] = lambda a, b: data.count(b"\n", a, b)  # noqa: E731
         else:
             for i, rx in enumerate(self._compiled):
-                ends.extend((m.start(), i) for m in rx.finditer(text))
+                ends.extend((max(m.end() - 1, m.start()), i) for m in rx.finditer(text))  # as Hyperscan
             count = lambda a, b: text.count("\n", a, b)  # noqa: E731
         out: dict[int, set[int]] = {}
         line = prev = 0
@@ -198,6 +212,8 @@ class Masker:
         self._compiled = tuple(re.compile(r.pattern, r.flags) for r in self._rules)
         self._index = {r.id: i for i, r in enumerate(self._rules)}
         self._block = frozenset(i for i, r in enumerate(self._rules) if r.block)
+        self._pem = min((i for i, r in enumerate(self._rules) if r.block == "pem"), default=-1)
+        self._indented = tuple(i for i, r in enumerate(self._rules) if r.block == "indented")
         self._detector = _Detector(self._rules, self._compiled, use_hyperscan)
 
     @classmethod
@@ -253,7 +269,7 @@ class Masker:
         start = end
         while start > 0 and _PEM_BODY.search(lines[start - 1]):
             start -= 1
-        body = [mask_token(self._rules[min(self._block)].label)] * (end - start)
+        body = [mask_token(self._rules[self._pem].label)] * (end - start)
         return [*lines[:start], *body, *lines[end:]]
 
     def mask_line(self, text: str, rule_ids: Iterable[str]) -> str:
@@ -269,9 +285,11 @@ class Masker:
         return self._apply(text, idxs) if idxs else text
 
     def mask_bytes(self, data: bytes) -> bytes:
-        """Mask raw bytes (webhook bodies, kernel logs); invalid UTF-8 outside secrets is kept as is."""
-        if not self._detector.hits(data):
-            return data
+        """`mask()` on raw bytes (webhook bodies, kernel logs): the same result, invalid UTF-8 kept as is.
+
+        No shortcut of its own: a key body cut off above its END line matches no rule, and `mask()`
+        alone knows how to find it, so both entry points must take the same path.
+        """
         return self.mask(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
     def mask_lines(self, lines: list[str]) -> list[str]:
@@ -290,9 +308,15 @@ class Masker:
 
         Repeats until nothing changes: a mask token can create a word boundary a neighbouring secret
         needed (`AIza…_sk-ant-…`), and the result must be final, so masking stays idempotent. Each
-        pass that changes anything masks at least one more character, so this ends.
+        pass that changes anything masks at least one more character, so this ends. When the rules
+        given (the engine's scan) masked something, the first pass is redone with every rule that
+        hits, so labels and spans are those `mask()` gives.
         """
+        idxs = set(idxs)
         out = self._apply_once(text, idxs)
+        if out != text:
+            idxs |= self._detector.hits(text)
+            out = self._apply_once(text, idxs)
         for _ in range(MAX_PASSES):
             if out == text:
                 break
@@ -303,7 +327,7 @@ class Masker:
 
     def _opens_block(self, text: str) -> bool:
         """Whether `text` has a BEGIN … PRIVATE KEY marker with no END marker after it."""
-        for i in self._block:
+        for i in (self._pem,) if self._pem >= 0 else ():
             last = None
             for last in self._compiled[i].finditer(text):  # noqa: B007 - the last match decides
                 pass
@@ -311,31 +335,49 @@ class Masker:
                 return True
         return False
 
+    def opens_indented(self, text: str) -> str | None:
+        """The label for the lines below when `text` is a secret-ish YAML key with no value of its own."""
+        for i in self._indented:
+            m = self._compiled[i].search(text)
+            if m is not None:
+                name = sc.name_of(m.group(0).rsplit(":", 1)[0])
+                if sc.strength(name) is not None:
+                    return sc.label_of(name)
+        return None
+
     def _apply_once(self, text: str, idxs: Iterable[int]) -> str:
-        spans: list[tuple[int, int, int]] = []
+        spans: list[tuple[int, int, int, str]] = []
         for i in sorted(idxs):
             rule, rx = self._rules[i], self._compiled[i]
-            for m in rx.finditer(text):
+            if rule.block == "indented":
+                continue  # masks the lines below it (MaskStream), nothing on its own line
+            pos = 0
+            while (m := rx.search(text, pos)) is not None:
                 groups = [g for g in range(1, (rx.groups or 0) + 1) if m.start(g) >= 0] or [0]
+                taken = 0  # end of the last value taken: the next match may start right after it
                 for g in groups:
                     s, e = m.span(g)
-                    if e > s and _accepts(rule.check, text[s:e]):
-                        spans.append((s, i, e))
+                    label = _decide(rule, text, m.start(), s, e) if e > s else None
+                    if label is not None:
+                        spans.append((s, i, e, label))
+                        taken = e
+                # a rejected match must not hide one starting inside it (`KEY-----= "secret": "…"`)
+                pos = max(taken, m.start() + 1)
         if not spans:
             return text
         spans.sort()
         out, last = [], 0
-        cur_s, cur_i, cur_e = spans[0]
-        for s, i, e in [*spans[1:], (len(text) + 1, 0, 0)]:
+        cur_s, _, cur_e, cur_l = spans[0]
+        for s, _i, e, label in [*spans[1:], (len(text) + 1, 0, 0, "")]:
             if s < cur_e:
                 cur_e = max(cur_e, e)
                 continue
             out.append(text[last:cur_s])
             secret = text[cur_s:cur_e]
             keep = _MASK_TOKENS.fullmatch(secret)
-            out.append(secret if keep else mask_token(self._rules[cur_i].label))
+            out.append(secret if keep else mask_token(cur_l))
             last = cur_e
-            cur_s, cur_i, cur_e = s, i, e
+            cur_s, cur_e, cur_l = s, e, label
         out.append(text[last:])
         return "".join(out)
 
@@ -349,16 +391,20 @@ class MaskStream:
 
     The engine calls `line(text, rule_ids)` for every line its scan flagged, and for every line while
     `in_block` is true (body lines of a key block match no rule themselves). Body lines become one
-    mask token each, so line numbers stay right; the END line keeps its marker.
+    mask token each, so line numbers stay right; the END line keeps its marker. The same holds for
+    the value lines under a secret-ish YAML key that has none on its own line (`client-key-data:`):
+    every following line indented deeper than the key becomes its indentation and one mask token.
     """
 
     def __init__(self, masker: Masker) -> None:
         self._m = masker
         self._left = 0
+        self._yaml: tuple[int, str] | None = None  # (indentation of the key, label) while under one
+        self._yaml_left = 0
 
     @property
     def in_block(self) -> bool:
-        return self._left > 0
+        return self._left > 0 or self._yaml is not None
 
     def line(self, text: str, rule_ids: Iterable[str] | None = None) -> str:
         """Mask one line (without its line break). `rule_ids=None`: find the rules that hit."""
@@ -381,6 +427,18 @@ class MaskStream:
         return "\n".join(masked + parts[last:])
 
     def _line(self, text: str, idxs: set[int]) -> str:
+        if self._yaml is not None:
+            indent, label = self._yaml
+            body = text.rstrip("\r")
+            lead = len(body) - len(body.lstrip(" \t"))
+            if not body.strip():
+                return text
+            if lead > indent and self._yaml_left > 0:
+                self._yaml_left -= 1
+                return body[:lead] + mask_token(label) + text[len(body) :]
+            self._yaml = None
+            if not idxs:
+                idxs = self._m._detector.hits(text)
         prefix = ""
         if self._left:
             self._left -= 1
@@ -397,4 +455,9 @@ class MaskStream:
         # before or after masking: a value rule may have swallowed either marker
         if "PRIVATE KEY" in text and (self._m._opens_block(text) or self._m._opens_block(masked)):
             self._left = MAX_BLOCK_LINES
+        elif idxs and not self._left and text.rstrip().endswith((":", "|", ">", "-", "+")):
+            label = self._m.opens_indented(text)
+            if label is not None:
+                self._yaml = (len(_INDENT.match(text).group(0)), label)  # type: ignore[union-attr]
+                self._yaml_left = MAX_BLOCK_LINES
         return prefix + masked

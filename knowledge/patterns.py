@@ -20,7 +20,7 @@ try:  # pragma: no cover - which branch runs depends on the platform
 except ImportError:  # pragma: no cover
     hyperscan = None
 
-PatternKind = Literal["primary", "collateral", "context", "mask", "fact"]
+PatternKind = Literal["primary", "collateral", "context", "mask", "fact", "phase"]
 
 #: Engine-owned facts read from lines (not failure knowledge): Xid codes, which GPU a rank used,
 #: watchdog sequence numbers, world size. Kept here so they share the one scan.
@@ -30,6 +30,9 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     "device": (r"cudaDev \d+ (?:nvmlDev \d+ )?busId [0-9a-f]+", True),
     "seqnum": (r"SeqNum=\d+, ?OpType=[A-Z_]+", False),
     "world": (r"(?:world[_ ]size|nranks)[=: ]+\d+", True),
+    # ProcessGroupNCCL's desync report lists the ranks that caused it, one a line
+    # (pytorch/pytorch@v2.4.0:torch/csrc/distributed/c10d/TraceUtils.h, retrieveDesyncReport)
+    "culprit": (r"^[ \t]*\[[0-9]{1,6}\] (?:finished collective #|joined but didn.t finish collective #)", False),
 }
 
 SINGLE_FACTS = frozenset({"rankmap"})

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from denpex.models import (
+    Alternative,
     CollateralGroup,
     Diagnosis,
     EntryRef,
@@ -20,7 +21,8 @@ from denpex.models import (
     Stats,
 )
 from knowledge import wording
-from knowledge.attribution import Verdict, score_entries
+from knowledge.attribution import Verdict, _phase_decides, score_entries
+from knowledge.lines import clip
 from knowledge.scanner import SourceScan
 from knowledge.schema import Entry
 from knowledge.signals import Job, Signal
@@ -41,7 +43,7 @@ class Redactor:
         hit = scan.masks.get(line)
         if hit:
             text = self.mask_line(text, [self.rule_ids[i] for i in hit if i in self.rule_ids])
-        return self.mask(text)
+        return clip(self.mask(text))  # mask the whole line, then cut: never the other way round
 
 
 def _ev(job: Job, red: Redactor, src: int, line: int, text: str) -> EvidenceLine:
@@ -139,8 +141,33 @@ def missing(job: Job, v: Verdict, given: Sequence[MissingEvidence]) -> list[Miss
     if v.entry is None or not job.signals:
         what, nxt = wording.missing_logs()
         out.append(MissingEvidence(what=what, next_action=nxt))
+    rival = _phase_decides(v.entry, v.alternatives) if v.entry is not None and v.phase is None else None
+    if rival is not None and v.entry is not None:
+        what, nxt = wording.phase_undecided(v.stamp.iso() if v.stamp else None, [*rival.phases[:2], "train" if "train" in v.entry.phases else v.entry.phases[0]])
+        out.insert(0, MissingEvidence(what=what, next_action=nxt))
     seen: set[str] = set()
     return [m for m in out if not (m.what in seen or seen.add(m.what))]
+
+
+def alternatives(v: Verdict) -> list[Alternative]:
+    """Each other entry that fits: its category, a confidence relative to the chosen one, why it lost."""
+    best = v.scores.get(v.entry.id, 0.0) if v.entry is not None else 0.0
+    out = []
+    for alt in v.alternatives:
+        score = v.scores.get(alt.id)
+        ref = EntryRef(id=alt.id, title=alt.title)
+        conf = v.confidence * min(1.0, score / best) if score is not None and best > 0 else v.confidence * 0.5
+        out.append(
+            Alternative(
+                id=alt.id,
+                title=alt.title,
+                category=alt.category,
+                entry=ref,
+                confidence=round(max(0.0, min(conf, v.confidence)), 2),
+                why=wording.alternative_why(alt.phases, v.phase.phase if v.phase else None, score, best),
+            )
+        )
+    return out
 
 
 def _fix(entry: Entry | None) -> str:
@@ -165,13 +192,15 @@ def diagnosis(
             node=red.mask(v.node) if v.node else None,
             time=v.stamp.iso() if v.stamp else None,
             evidence=evidence(job, v, red),
+            phase=v.phase.phase if v.phase else None,
+            phase_evidence=_ev(job, red, v.phase.source, v.phase.line, v.phase.text) if v.phase else None,
         ),
         collateral=collateral(job, v),
         root_cause=red.mask(root),
         fix=_fix(entry),
         verify=entry.verify if entry else "",
         missing_evidence=missing(job, v, given),
-        alternatives=[EntryRef(id=e.id, title=e.title) for e in v.alternatives],
+        alternatives=alternatives(v),
         tails=tails(job, red),
         nodes=nodes(job, red),
         stats=stats,

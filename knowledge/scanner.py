@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from denpex.models import LogSource
 from knowledge import lines
 from knowledge.patterns import PatternSet
+from knowledge.phases import PhaseMark
 
 try:  # counting line breaks is the other per-byte cost next to the scan; numpy does it ~5x faster
     import numpy as _np
@@ -31,6 +32,9 @@ CHUNK_END_LOOKBACK = 4 << 10
 HIT_CAP = 200  # hits kept per pattern per source; more would only repeat the same evidence
 SOURCE_CAP = 2000  # hits kept per source in all, so a pathological log cannot exhaust memory
 MASK_CAP = 5000
+PHASE_CAP = 2000  # phase-marker hits kept per marker per source; consecutive repeats fold into one mark
+PHASE_MARKS = 4000  # folded marks kept per source (the numbered tail covers the end of every log)
+TAIL_NUMBERED = 400
 
 
 @dataclass(slots=True)
@@ -57,6 +61,8 @@ class SourceScan:
     bytes: int = 0
     masks: dict[int, set[int]] = field(default_factory=dict)  # line -> mask pattern idxs
     first_stamp: lines.Stamp | None = None  # of the first timestamped line near the start: the run's start
+    phases: list[PhaseMark] = field(default_factory=list)  # phase markers in line order, repeats folded
+    numbered_tail: list[tuple[int, str]] = field(default_factory=list)  # the last lines with their numbers
 
 
 class _Reader:
@@ -119,7 +125,7 @@ class Scanner:
     def scan(self, source: LogSource, year: int, progress: Callable[[int], None] | None = None) -> SourceScan:
         """Scan one source; `progress(n)` is called with the bytes of this source read so far."""
         out = SourceScan(source=source)
-        budget = [MASK_CAP if k == "mask" else HIT_CAP for k in self.kinds]
+        budget = [MASK_CAP if k == "mask" else PHASE_CAP if k == "phase" else HIT_CAP for k in self.kinds]
 
         state = _State(year=year)
         buf, mv = self.buf, memoryview(self.buf)
@@ -171,6 +177,9 @@ class Scanner:
             if self.kinds[idx] == "mask":
                 out.masks.setdefault(line_no, set()).add(idx)
                 continue
+            if self.kinds[idx] == "phase":
+                self._phase_mark(out, state, pos, scan_end, line_no, idx)
+                continue
             if last is not None and last.line == line_no:
                 if idx not in last.patterns:
                     last.patterns.append(idx)
@@ -211,6 +220,30 @@ class Scanner:
         if len(out.hits) < 64:
             hit.before, hit.after = self._context(ls, le, scan_end)
         return hit
+
+    def _phase_mark(
+        self, out: SourceScan, state: _State, pos: int, scan_end: int, line_no: int, idx: int
+    ) -> None:
+        """Keep a phase marker; a repeat of the previous marker only extends it (progress lines repeat
+        thousands of times, and only where a phase changed matters)."""
+        marks = out.phases
+        if marks and marks[-1].marker == idx:
+            marks[-1].last_line = line_no
+            return
+        if marks and marks[-1].line == line_no:
+            return  # one marker a line is enough
+        if len(marks) >= PHASE_MARKS:
+            del marks[: PHASE_MARKS // 2]  # the latest marks matter most: failures end logs
+        buf = self.buf
+        ls = buf.rfind(b"\n", 0, pos) + 1
+        le = buf.find(b"\n", pos, scan_end)
+        le = scan_end if le < 0 else le
+        a, b = max(ls, pos - 2048), min(le, pos + 2048)
+        raw, rel = bytes(buf[a:b]), pos - a
+        seg = raw[raw.rfind(b"\r", 0, rel) + 1 : (raw.find(b"\r", rel) + 1 or len(raw) + 1) - 1]  # the \r part
+        text = lines.clean(lines.decode(seg))
+        stamp = lines.parse_timestamp(text, state.year) or self._stamp_before(state, ls)
+        marks.append(PhaseMark(line_no, idx, text, lines.parse_rank(text).rank, stamp, line_no))
 
     def _reported(self, hit: LineHit, ls: int) -> None:
         """Lines inside torchrun's failure summary describe another rank: mark them second-hand."""
@@ -275,6 +308,7 @@ class Scanner:
         texts = [(first + i, lines.clean(lines.decode(parts[i]))) for i in range(keep_from, len(parts))]
         texts = [(n, t) for n, t in texts if t.strip()]
         out.tail = texts[-TAIL_LINES:]
+        out.numbered_tail = texts[-TAIL_NUMBERED:]
         out.tail_text = [t for _, t in texts[-400:]]
 
 

@@ -85,6 +85,11 @@ class Signature(BaseModel):
     weight: float = Field(default=1.0, gt=0, le=10)
     caseless: bool = False
     description: str = ""
+    source: str = Field(
+        default="",
+        description="where the message comes from: `owner/repo@tag:path` of the code that prints it, or "
+        "the URL of the thread that shows it",
+    )
 
     _v_pattern = field_validator("pattern")(_check_regex)
 
@@ -104,6 +109,7 @@ class ContextPattern(BaseModel):
     window: int = Field(default=60, ge=0, description="lines before/after a primary hit; 0 = whole job")
     caseless: bool = False
     description: str = ""
+    source: str = Field(default="", description="where the text comes from, as for `Signature.source`")
 
     _v_pattern = field_validator("pattern")(_check_regex)
 
@@ -181,6 +187,20 @@ class Entry(BaseModel):
         default=False, description="only a candidate when at least one context pattern matched"
     )
     priority: int = Field(default=0, ge=-100, le=100, description="tie-break between equal scores")
+    phases: list[str] = Field(
+        default_factory=list,
+        description="lifecycle phases (knowledge/phases.py) this failure mode happens in; a failure seen "
+        "in one of them scores more (and counts as context), one seen in another phase scores less",
+    )
+    silent_phases: list[str] = Field(
+        default_factory=list,
+        description="a failed job whose logs end in one of these phases with no error line at all is this "
+        "failure mode (a kernel SIGKILL leaves no traceback)",
+    )
+    phase_only: bool = Field(
+        default=False,
+        description="with `phases`: not a candidate at all when the failure is known to be in another phase",
+    )
     when_stalled: StallRule | None = Field(
         default=None, description="defer to another entry when progress had stopped long before this failure"
     )
@@ -191,6 +211,16 @@ class Entry(BaseModel):
     references: list[Reference] = Field(min_length=1)
     related: list[str] = Field(default_factory=list)
     faq: Faq
+
+    @field_validator("phases", "silent_phases")
+    @classmethod
+    def _known_phases(cls, v: list[str]) -> list[str]:
+        from knowledge.phases import PHASES
+
+        bad = [p for p in v if p not in PHASES]
+        if bad:
+            raise ValueError(f"unknown phase {bad[0]!r}; expected one of {', '.join(PHASES)}")
+        return v
 
     @field_validator("category")
     @classmethod

@@ -15,6 +15,7 @@ from denpex.models import LogSource
 from knowledge import facts
 from knowledge.lines import Stamp
 from knowledge.patterns import Pattern
+from knowledge.phases import PhaseFact, PhaseReader
 from knowledge.scanner import LineHit, SourceScan
 from knowledge.schema import Entry, Xid
 
@@ -64,6 +65,18 @@ class Job:
     xids: list[tuple[str | None, facts.XidEvent, int, LineHit]] = field(default_factory=list)
     single_node: bool = True
     entries: dict[str, Entry] = field(default_factory=dict)  # every loaded entry, by id
+    culprits: set[int] = field(default_factory=set)  # ranks a desync report names as its cause
+    phases: PhaseReader | None = None  # which lifecycle phase a line was in (knowledge/phases.py)
+    _phase_cache: dict[tuple[int, int], PhaseFact | None] = field(default_factory=dict)
+
+    def phase_of(self, s: Signal) -> PhaseFact | None:
+        """The lifecycle phase the signal's line was in, or None when nothing says."""
+        key = (s.source, s.hit.line)
+        if key not in self._phase_cache:
+            self._phase_cache[key] = (
+                self.phases.at(s.source, s.hit.line, s.rank, s.abs_time()) if self.phases else None
+            )
+        return self._phase_cache[key]
 
     def actor(self, s: Signal) -> ActorKey:
         if s.rank is not None:
@@ -161,6 +174,8 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
         rank = hit.rank.rank if hit.rank.rank is not None else src.rank
         if rank is not None:
             job.seq.setdefault(rank, seq)
+    if "culprit" in kinds and (m := _CULPRIT.match(hit.text)) is not None:
+        job.culprits.add(int(m.group(1)))
     if "world" in kinds and (w := facts.parse_world(hit.text)) is not None:
         job.world = max(job.world or 0, w)
 
@@ -187,6 +202,7 @@ def _resolve_locals(job: Job) -> None:
             s.node = job.rank_node.get(s.rank)
 
 
+_CULPRIT = re.compile(r"^\s*\[(\d{1,6})\] ")
 _RANK_PID = re.compile(r"\(pid:? (\d+)\)|\bpid[=:] ?(\d+)|by PID (\d+)")
 _KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")
 

@@ -128,8 +128,15 @@ def discover(paths: Sequence[Path]) -> list[LogSource]:
     sources = []
     for path, name in files:
         _check_readable(path)
-        sources.append(complete(LogSource(name=name, path=path)))
+        sources.append(complete(LogSource(name=name, path=path, kind=_kind_by_content(path))))
     return sources
+
+
+def _kind_by_content(path: Path) -> SourceKind | None:
+    """`flight_recorder` for a PyTorch Flight Recorder dump, whatever its name; else None (by name)."""
+    from knowledge.flightrec.reader import sniff_path
+
+    return "flight_recorder" if sniff_path(path) else None
 
 
 def _hidden(path: Path, root: Path) -> bool:

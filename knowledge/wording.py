@@ -135,3 +135,59 @@ def stalled(gap_seconds: float, last_progress: str | None, entry_title: str) -> 
         f"No rank logged progress for {gap} before this{since}: the job had stopped making progress "
         f"long before it was ended, so the end ({entry_title}) is a consequence, not the cause."
     )
+
+
+PHASE_WORDS = {
+    "startup": "starting up",
+    "model_load": "loading the model weights",
+    "rendezvous": "forming the process group",
+    "data": "setting up or reading the data",
+    "train": "training",
+    "eval": "evaluating",
+    "checkpoint_save": "saving a checkpoint",
+    "checkpoint_load": "loading a checkpoint",
+    "finished": "finishing (final save, export or merge)",
+    "teardown": "shutting down after another rank failed",
+}
+
+
+def phase_words(phase: str) -> str:
+    return PHASE_WORDS.get(phase, phase)
+
+
+def silent_end(phase: str) -> str:
+    return (
+        f"No error was logged: the log stops while the job was {phase_words(phase)}. A process that "
+        "vanishes without a traceback there was most likely killed by the kernel (SIGKILL from the OOM "
+        "killer leaves no Python error)."
+    )
+
+
+def phase_undecided(when: str | None, phases: list[str]) -> tuple[str, str]:
+    """Missing evidence when the phase would decide between two classes and nothing says it."""
+    at = f" at {when}" if when else ""
+    what = " or ".join(phase_words(p) for p in phases)
+    return (
+        f"what the job was doing{at}: was it {what}? The lines before the failure don't say",
+        "look at the training script's output just before the failure (the last progress, save or load "
+        "line), or the checkpoint folder's timestamps, to tell which",
+    )
+
+
+def alternative_why(phases: list[str], phase: str | None, score: float | None, best: float) -> str:
+    """Why another entry lost: the phase it needs, or weaker evidence."""
+    if phases and phase is not None and phase not in phases:
+        return f"it happens while {phase_words(phases[0])}; this failure came while {phase_words(phase)}"
+    if phases and phase is None:
+        return f"it fits if the job was {phase_words(phases[0])} at the time; the logs don't say"
+    if score is not None and best > 0:
+        return f"weaker evidence (score {score:.1f} against {best:.1f})"
+    return "found on another rank or source, not on the one that failed first"
+
+
+def desync_report(ranks: list[int]) -> str:
+    named = ", ".join(str(r) for r in ranks)
+    return (
+        f"PyTorch's desync report names rank{'s' if len(ranks) > 1 else ''} {named} as the one"
+        f"{'s' if len(ranks) > 1 else ''} that never joined the collective the others were blocked in."
+    )

@@ -440,6 +440,202 @@ EXAMPLES: list[tuple[str, str]] = [
         "[2023-07-26 15:19:27,802] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 45099",
         "sigterm-elastic-teardown",
     ),
+    # --- wording mined from the sources (issue 12): other versions' messages and new classes
+    ("RuntimeError: connect() timed out. Original timeout was 60000 ms.", "rendezvous-master-unreachable"),
+    (
+        "torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to connect to (10.1.2.3, 29500).",
+        "rendezvous-master-unreachable",
+    ),
+    (
+        "RuntimeError: The client socket has timed out after 1800000ms while trying to connect to (gpu-node-0, 29400).",
+        "rendezvous-master-unreachable",
+    ),
+    (
+        "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (node-0, 29500).",
+        "rendezvous-master-unreachable",
+    ),
+    ("ValueError: host not found: Name or service not known", "rendezvous-master-unreachable"),
+    (
+        "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
+        "rendezvous-master-unreachable",
+    ),
+    ("RuntimeError: waiting for processes to connect has timed out", "rendezvous-store-timeout"),
+    (
+        "OSError: [Errno 98] error while attempting to bind on address ('0.0.0.0', 8265): address already in use",
+        "rendezvous-port-in-use",
+    ),
+    (
+        "RuntimeError: [Rank 0]: Ranks 3, 5 failed to pass monitoredBarrier in 1800000 ms",
+        "nccl-desync-report",
+    ),
+    ("RuntimeError: Rank 2 timed out in monitoredBarrier after 1800000 ms.", "nccl-desync-report"),
+    (
+        "[E ProcessGroupNCCL.cpp:414] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data. To avoid this inconsistency, we are taking the entire process down.",
+        "nccl-watchdog-timeout",
+    ),
+    (
+        "[rank3]:[E1120 03:24:02.123456 ProcessGroupNCCL.cpp:1664] [PG ID 0 PG GUID 0(default_pg) Rank 3] Exception (either an error or timeout) detected by watchdog at work: 4021, last enqueued NCCL work: 4021, last completed NCCL work: 4020.",
+        "nccl-watchdog-timeout",
+    ),
+    (
+        "gpu-12:4412:4501 [3] NCCL WARN NET/IB : Got completion from peer 10.1.2.3<52312> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.1.2.4 remoteGids::ffff:10.1.2.3",
+        "nccl-network-transport-error",
+    ),
+    (
+        "node-3:2211:2290 [0] NCCL WARN NET/IB: Got completion from peer 10.0.0.7<41234> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) vendor_err=129 hca mlx5_2",
+        "nccl-network-transport-error",
+    ),
+    (
+        "node-1:911:1002 [2] misc/socket.cc:484 NCCL WARN socketPollConnect: Connect to 10.0.0.2<43211> returned 113(No route to host) errno 115(Operation now in progress)",
+        "nccl-network-transport-error",
+    ),
+    (
+        "node-1:911:1002 [2] NCCL WARN socketStartConnect: exceeded retries (20000)",
+        "nccl-network-transport-error",
+    ),
+    (
+        "node-1:911:1002 [2] os/linux.cc:302 NCCL WARN ncclSocketConnect: connect to 10.0.0.2<43211> failed : Connection refused",
+        "nccl-network-transport-error",
+    ),
+    (
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.",
+        "nccl-network-transport-error",
+    ),
+    (
+        "gpu-3:1234:1290 [2] misc/shmutils.cc:113 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-XyZ123 (size 9637888)",
+        "nccl-shm-too-small",
+    ),
+    (
+        "gpu-3:1234:1290 [2] misc/shmutils.cc:73 NCCL WARN Error: failed to extend /dev/shm/nccl-lGGHXf to 9637892 bytes, error: No space left on device (28)",
+        "nccl-shm-too-small",
+    ),
+    (
+        "gpu-0:501:501 [0] bootstrap.cc:145 NCCL WARN Bootstrap Root : rank 1 of 8 ranks has already checked in",
+        "nccl-version-mismatch",
+    ),
+    (
+        "gpu-0:501:501 [0] bootstrap.cc:140 NCCL WARN Bootstrap Root : mismatch in rank count from procs 8 : 16",
+        "nccl-version-mismatch",
+    ),
+    ("RuntimeError: CUDA error: invalid device function", "env-cuda-driver-mismatch"),
+    ("RuntimeError: CUDA error: no CUDA-capable device is detected", "env-cuda-driver-mismatch"),
+    (
+        "/var/spool/slurmd/job4411/slurm_script: line 9: 20113 Illegal instruction     (core dumped) python train.py",
+        "env-import-undefined-symbol",
+    ),
+    ("gpu-2:3301:3301 [1] NCCL WARN Failed to CUDA malloc 536870912 bytes", "cuda-oom-training-step"),
+    (
+        "RuntimeError: MPS backend out of memory (MPS allocated: 17.50 GB, other allocations: 1.20 GB, max allowed: 18.13 GB).",
+        "cuda-oom-training-step",
+    ),
+    (
+        "torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)",
+        "cuda-oom-training-step",
+    ),
+    ("srun: error: gpu-17: task 5: Out Of Memory", "host-oom-killer"),
+    (
+        "[Fri Nov 20 03:14:03 2026] oom_reaper: reaped process 48213 (python), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
+        "host-oom-killer",
+    ),
+    (
+        "[ 5123.441] Task in /slurm/uid_1000/job_4411/step_0 killed as a result of limit of /slurm/uid_1000/job_4411",
+        "host-oom-killer",
+    ),
+    (
+        "[2024-03-01 10:11:12,123] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=3'] exits with return code = -9",
+        "host-oom-killer",
+    ),
+    (
+        "RuntimeError: DataLoader worker (pid 27351) exited unexpectedly with exit code 1. Details are lost due to multiprocessing. Rerunning with num_workers=0 may give better error trace.",
+        "dataloader-worker-killed-signal",
+    ),
+    ("ERROR: Unexpected segmentation fault encountered in worker.", "dataloader-worker-killed-signal"),
+    ("RuntimeError: Pin memory thread exited unexpectedly", "dataloader-worker-killed-signal"),
+    ("RuntimeError: DataLoader timed out after 600 seconds", "dataloader-worker-killed-signal"),
+    ("FloatingPointError: gradients are Nan/Inf", "nan-loss-scale-divergence"),
+    (
+        "FloatingPointError: Fatal error: gradients are inconsistent between workers. Try --ddp-backend=legacy_ddp.",
+        "nan-loss-scale-divergence",
+    ),
+    (
+        "RuntimeError: Rank 3, node gpu-07, device 3, iteration 1201: Unexpected result nan (message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collective')",
+        "nan-loss-scale-divergence",
+    ),
+    (
+        "AssertionError: Rank 0: found Inf in local forward loss calculation. Device: 0, node: gpu-01",
+        "nan-loss-scale-divergence",
+    ),
+    (
+        "Monitored metric val_loss = nan is not finite. Previous best value was 2.311. Signaling Trainer to stop.",
+        "nan-loss-scale-divergence",
+    ),
+    ("{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.42}", "nan-loss-scale-divergence"),
+    (
+        "[2024-03-01 10:11:12,123] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=0'] exits with return code = -11",
+        "segfault-native-crash",
+    ),
+    (
+        "[2024-03-01 10:11:12,123] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=1'] exits with return code = 1",
+        "sigterm-elastic-teardown",
+    ),
+    (
+        "slurmstepd: error: *** STEP 4411.0 ON gpu-03 CANCELLED AT 2026-11-20T03:14:02 DUE TO TASK FAILURE ***",
+        "sigterm-elastic-teardown",
+    ),
+    ("Root Cause (first observed failure):", "sigterm-elastic-teardown"),
+    (
+        "INFO:torch.distributed.elastic.agent.server.api:[default] Worker group FAILED. 2/3 attempts left; will restart worker group",
+        "sigterm-elastic-teardown",
+    ),
+    (
+        "slurmstepd: error: *** JOB 4411 ON gpu-03 CANCELLED AT 2026-11-20T03:14:02 DUE TO JOB REQUEUE ***",
+        "scheduler-preempted-cancelled",
+    ),
+    (
+        "slurmstepd: error: *** JOB 4411 ON gpu-03 CANCELLED AT 2026-11-20T03:14:02 DUE to SIGNAL Terminated ***",
+        "scheduler-preempted-cancelled",
+    ),
+    (
+        "k8s: pod train-4 status: Failed reason=Terminated message=Pod was terminated in response to imminent node shutdown.",
+        "scheduler-preempted-cancelled",
+    ),
+    (
+        "k8s: job train-llm failed reason=DeadlineExceeded message=Job was active longer than specified deadline",
+        "scheduler-time-limit",
+    ),
+    ("[Fri Nov 20 03:14:02 2026] Kernel panic - not syncing: Fatal machine check", "scheduler-node-fail"),
+    (
+        "[Fri Nov 20 03:14:01 2026] mce: [Hardware Error]: CPU 12: Machine Check Exception: 5 Bank 7: be00000000800400 Uncorrected",
+        "scheduler-node-fail",
+    ),
+    (
+        "[Fri Nov 20 03:14:01 2026] EDAC MC1: 1 UE memory read error on CPU_SrcID#1_Ha#0_Chan#2_DIMM#0",
+        "scheduler-node-fail",
+    ),
+    (
+        "[Fri Nov 20 03:14:02 2026] INFO: task python:48213 blocked for more than 120 seconds.",
+        "hang-no-progress",
+    ),
+    (
+        "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution",
+        "xid-nvlink-error",
+    ),
+    (
+        "RuntimeError: cuDNN Frontend error: [cudnn_frontend] Error: No execution plans support the graph.",
+        "cudnn-cublas-error",
+    ),
+    (
+        "RuntimeError: cusolver error: CUSOLVER_STATUS_EXECUTION_FAILED, when calling `cusolverDnSgetrf(handle, m, n, dA, ldda, dwork, ipiv, info)`",
+        "cudnn-cublas-error",
+    ),
+    (
+        "OSError: [Errno 121] Remote I/O error: '/lustre/ckpt/step_4000/model.safetensors'",
+        "filesystem-io-error",
+    ),
+    (
+        "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory",
+        "filesystem-io-error",
+    ),
 ]
 
 # Lines of healthy jobs: none of these may match any signature (primary or collateral).
@@ -489,6 +685,12 @@ BENIGN: list[str] = [
     "[  +0.000005] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)",
     "|   0  NVIDIA A100-SXM4-80GB   On   | 00000000:07:00.0 Off |                    0 |",
     "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+    "[2024-03-01 10:11:12,123] [INFO] [launch.py:351:main] Process 4412 exits successfully.",
+    "Restoring states from the checkpoint path at /ckpt/epoch=3-step=4000.ckpt",
+    "[Fri Nov 20 03:00:00 2026] mce: CPU0: Thermal monitoring enabled (TM1)",
+    "INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:",
+    "gpu-01:1234:1290 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.1<0>",
+    "{'train_runtime': 3601.2, 'train_samples_per_second': 41.2, 'grad_norm': 0.8123, 'epoch': 3.0}",
 ]
 
 # Lines that show up early in healthy runs: they may count as collateral, never as a primary cause

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import functools
+import importlib.machinery
+import importlib.util
 import json
 import pickle
 import random
@@ -27,6 +29,7 @@ from knowledge.masking import Masker, SecretRule, load_rules, mask_token
 hyperscan = pytest.importorskip("hyperscan")
 
 CORPUS = Path(__file__).parent / "secrets_corpus"
+HOOK = Path(__file__).resolve().parents[2] / "deploy" / "slurm" / "denpex-slurm-hook"
 ALNUM = string.ascii_letters + string.digits
 UPPER = string.ascii_uppercase + string.digits
 HEX = "0123456789abcdef"
@@ -47,6 +50,15 @@ def _r(rng: random.Random, alphabet: str, n: int) -> str:
 
 def _pem_lines(rng: random.Random) -> list[str]:
     return [_r(rng, B64, 64) for _ in range(25)] + [_r(rng, B64, 24) + "=="]
+
+
+def _hex(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(HEX) for _ in range(n))
+
+
+def _uuid(rng: random.Random) -> str:
+    h = _hex(rng, 32)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _jwt(rng: random.Random) -> str:
@@ -108,6 +120,50 @@ GEN: dict[str, Callable[[random.Random], str]] = {
     "bearer": lambda r: _r(r, B64URL, 40),
     "basic": lambda r: base64.b64encode(f"ci:{_password(r)}".encode()).decode(),
     "cookie": lambda r: f"session={_r(r, ALNUM, 32)}; csrftoken={_r(r, ALNUM, 32)}",
+    # formats from gitleaks' rules and trufflehog's detectors (shapes only, random values)
+    "token32": lambda r: _r(r, ALNUM, 32),
+    "hex32": lambda r: _hex(r, 32),
+    "hex64": lambda r: _hex(r, 64),
+    "hex512": lambda r: _hex(r, 512),
+    "cf_sig": lambda r: _r(r, B64URL, 120) + "__",
+    "b64url43": lambda r: _r(r, B64URL, 43),
+    "telegram": lambda r: f"{r.randrange(10**8, 10**10)}:AA{_r(r, B64URL, 33)}",
+    "discord_id": lambda r: str(r.randrange(10**17, 10**19)),
+    "discord_token": lambda r: _r(r, B64URL, 68),
+    "teams_path": lambda r: f"{_uuid(r)}@{_uuid(r)}/IncomingWebhook/{_hex(r, 32)}/{_uuid(r)}",
+    "nvapi": lambda r: "nvapi-" + _r(r, B64URL, 64),
+    "akcp": lambda r: "AKCp" + _r(r, ALNUM, 69),
+    "cmvmd": lambda r: "cmVmdGtuOjAxOj" + _r(r, ALNUM, 50),
+    "hvs": lambda r: "hvs." + _r(r, B64URL, 90),
+    "vault_s": lambda r: "s." + _r(r, ALNUM, 24),
+    "hvb": lambda r: "hvb." + _r(r, B64URL, 138),
+    "ado_pat": lambda r: "".join(r.choice("abcdefghijklmnopqrstuvwxyz234567") for _ in range(52)),
+    "ado_new": lambda r: _r(r, ALNUM, 52) + "JQQJ99" + _r(r, UPPER, 18) + "AZDO" + _r(r, ALNUM, 4),
+    "b64_pem": lambda r: base64.b64encode(
+        ("-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(_pem_lines(r)) + "\n-----END RSA PRIVATE KEY-----\n").encode()
+    ).decode(),
+    "b64_sa": lambda r: base64.b64encode(json.dumps(
+        {"type": "service_account", "project_id": "ml-prod", "private_key_id": _r(r, HEX, 40),
+         "private_key": "-----BEGIN PRIVATE KEY-----\n" + _r(r, B64, 64) + "\n-----END PRIVATE KEY-----\n"},
+        indent=2).encode()).decode(),
+    "b64_docker": lambda r: base64.b64encode(json.dumps(
+        {"auths": {"nvcr.io": {"auth": base64.b64encode(f"$oauthtoken:{_r(r, ALNUM, 40)}".encode()).decode()}}}
+    ).encode()).decode(),
+    "langsmith": lambda r: f"lsv2_pt_{_hex(r, 32)}_{_hex(r, 10)}",
+    "databricks": lambda r: "dapi" + _hex(r, 32),
+    "stripe": lambda r: "sk_live_" + _r(r, ALNUM, 48),
+    "sendgrid": lambda r: f"SG.{_r(r, B64URL, 22)}.{_r(r, B64URL, 43)}",
+    "azure_ad": lambda r: _r(r, ALNUM, 3) + str(r.randrange(10)) + "Q~" + _r(r, ALNUM + "_~.-", 34),
+    "grafana": lambda r: "glsa_" + _r(r, ALNUM, 32) + "_" + _hex(r, 8),
+    "tfc": lambda r: _r(r, ALNUM, 14) + ".atlasv1." + _r(r, B64URL, 67),
+    "dop": lambda r: "dop_v1_" + _hex(r, 64),
+    "pinecone": lambda r: "pcsk_" + _r(r, ALNUM, 60),
+    "replicate": lambda r: "r8_" + _r(r, ALNUM, 37),
+    "pplx": lambda r: "pplx-" + _r(r, ALNUM, 48),
+    "xai": lambda r: "xai-" + _r(r, ALNUM, 80),
+    "age": lambda r: "AGE-SECRET-KEY-1" + "".join(r.choice("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L") for _ in range(58)),
+    "heroku": lambda r: "HRKU-AA" + _r(r, B64URL, 58),
+    "op_token": lambda r: "ops_eyJ" + _r(r, B64, 300),
 }
 
 #: (generator, label the reader sees, a realistic line with `{s}` where the secret goes)
@@ -347,6 +403,78 @@ def test_diagnosis_of_logs_full_of_secrets_holds_none(engine: Engine) -> None:
     assert [s for s in secrets if s in rendered] == []
 
 
+def corpus_groups(path: Path) -> list[str]:
+    """Template lines of a corpus file; a YAML key whose value is on the lines below is one group."""
+    groups: list[str] = []
+    for line in path.read_text().splitlines():
+        if line.startswith("# "):
+            continue
+        if groups and line[:1] in " \t" and groups[-1].rstrip().endswith((":", "|", ">-")):
+            groups[-1] += "\n" + line
+        else:
+            groups.append(line)
+    return groups
+
+
+def _fill_values(template: str, rng: random.Random) -> tuple[str, list[str]]:
+    values = {name: GEN[name](rng) for name in re.findall(r"\{\{(\w+)\}\}", template)}
+    text = re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], template)
+    return text, [part for v in values.values() for part in v.split("\n") if part]
+
+
+def test_secret_corpus_every_value_masked_by_every_entry_point() -> None:
+    """>= 300 secret lines in the shapes of gitleaks', trufflehog's and detect-secrets' test data."""
+    groups = corpus_groups(CORPUS / "secret_lines.txt")
+    assert len(groups) >= 300
+    rng, leaked = random.Random(2026), []
+    for template in groups:
+        text, secrets = _fill_values(template, rng)
+        masked = MASKER.mask(text)
+        outs = [PY_MASKER.mask(text), MASKER.mask_bytes(text.encode()).decode(), "\n".join(MASKER.mask_lines(text.split("\n")))]
+        if any(part in masked for part in secrets) or any(o != masked for o in outs):
+            leaked.append(text)
+    assert leaked == []
+
+
+def test_benign_corpus_unchanged_line_by_line_and_as_a_whole() -> None:
+    lines = (CORPUS / "benign_lines.txt").read_text().splitlines()
+    assert len(lines) >= 300
+    assert [line for line in lines if MASKER.mask(line) != line] == []
+    whole = "\n".join(lines)
+    assert MASKER.mask(whole) == whole and MASKER.mask_bytes(whole.encode()) == whole.encode()
+
+
+def test_node_hook_masks_the_corpus_exactly_as_the_masker() -> None:
+    """deploy/slurm/denpex-slurm-hook carries a standard-library copy of the masker: same output."""
+    loader = importlib.machinery.SourceFileLoader("denpex_hook", str(HOOK))
+    spec = importlib.util.spec_from_loader("denpex_hook", loader)
+    assert spec is not None
+    hook = importlib.util.module_from_spec(spec)
+    loader.exec_module(hook)
+    for path in (CORPUS / "secret_lines.txt", CORPUS / "benign_lines.txt"):
+        lines = _render_corpus(path, seed=5)[0].split("\n")
+        assert hook.mask_lines(lines) == PY_MASKER.mask_lines(lines)
+
+
+def test_mask_bytes_equals_mask_for_a_key_body_cut_off_at_the_top() -> None:
+    body = _pem_lines(random.Random(8))[-4:]
+    text = "\n".join(["step 3 loss=2.0", *body, "-----END RSA PRIVATE KEY-----", ""])
+    assert MASKER.mask_bytes(text.encode()) == MASKER.mask(text).encode()
+    assert body[0] not in MASKER.mask(text)
+
+
+def test_a_secret_straddling_the_line_cut_is_masked_before_the_cut(engine: Engine) -> None:
+    """Lines are cut to 4,096 characters after masking: a token across the cut must not survive."""
+    secret = GEN["gh_pat"](random.Random(9))
+    long_line = "[rank0]: config dump " + "x" * (4096 - 21 - 20) + " " + secret + " tail"
+    oom = "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    data = ("step 1 loss=2.0\n" + long_line + "\n" + oom).encode()
+    rendered = engine.diagnose([LogSource(name="rank0.log", data=data)]).model_dump_json()
+    assert secret[:12] not in rendered
+    assert max(len(t.text) for tail in engine.diagnose([LogSource(name="r.log", data=data)]).tails
+               for t in tail.lines) <= 4097
+
+
 def test_truncated_private_key_block_stops_after_a_bound() -> None:
     lines = ["-----BEGIN PRIVATE KEY-----", *(["QUJD"] * 500)]
     out = MASKER.mask_lines(lines)
@@ -359,7 +487,7 @@ def test_mask_line_starts_from_the_rules_given() -> None:
     assert MASKER.mask_line(line, []) == line
     assert MASKER.mask_line(line, ["no_such_rule", "gcp_api_key"]) == line
     masked = "HF_TOKEN=[MASKED:hf_token] DB_PASSWORD=[MASKED:password]"
-    assert MASKER.mask_line(line, ["kv_password"]) == masked
+    assert MASKER.mask_line(line, ["kv_named"]) == masked
 
 
 def test_rules_compile_in_re_and_hyperscan_and_are_unique() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from denpex.models import (
+    Alternative,
     CollateralGroup,
     Diagnosis,
     EntryRef,
@@ -77,7 +78,7 @@ def diagnosis(ranks: int = 64) -> Diagnosis:
         missing_evidence=[
             MissingEvidence(what="kernel log of gpu-07", next_action="run `dmesg -T` on gpu-07")
         ],
-        alternatives=[EntryRef(id="cuda-oom-training-step", title="CUDA OOM in a training step")],
+        alternatives=[Alternative(id="cuda-oom-training-step", title="CUDA OOM in a training step")],
         tails=tails,
         nodes={"gpu-07": [EvidenceLine(source="node-gpu-07.dmesg", line=3, text="NVRM: Xid 79 <@U999>")]},
         stats=Stats(files=64, ranks=ranks, bytes=123456, seconds=0.12),

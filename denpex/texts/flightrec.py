@@ -1,0 +1,97 @@
+"""Sentences about PyTorch Flight Recorder dumps (collective traces) that reach a person.
+
+The analysis in `knowledge.flightrec` decides *who* did not arrive and *why we think so*; these
+functions only word it, so the CLI, Slack and the JSON `why` fields read the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def _ranks(ranks: Iterable[int]) -> str:
+    from knowledge.wording import ranges  # the one rank-range grouping the engine uses everywhere
+
+    rs = sorted(set(ranks))
+    return f"rank {rs[0]}" if len(rs) == 1 else f"ranks {ranges(rs)}"
+
+
+def op_label(op: str, seq: int | None, group: str) -> str:
+    """`all_gather #39416 in TENSOR_MODEL_PARALLEL_GROUP`."""
+    where = f" in {group}" if group else ""
+    return f"{op} #{seq}{where}" if seq is not None else f"{op}{where}"
+
+
+def missing(op: str, seq: int, group: str, entered: Iterable[int], last: int, last_state: str) -> str:
+    state = f" ({last_state})" if last_state else ""
+    before = f"its last collective there was #{last}{state}" if last > 0 else "it had none there"
+    return f"never entered {op_label(op, seq, group)} ({_ranks(entered)} did); {before}"
+
+
+def desync_op(
+    op: str, sizes: str, seq: int, group: str, other_op: str, other_sizes: str, others: Iterable[int]
+) -> str:
+    return (
+        f"called {op} {sizes} as {op_label('collective', seq, group)} where {_ranks(others)} "
+        f"called {other_op} {other_sizes}"
+    )
+
+
+def desync_size(op: str, sizes: str, seq: int, group: str, other_sizes: str, others: Iterable[int]) -> str:
+    return f"entered {op_label(op, seq, group)} with sizes {sizes} where {_ranks(others)} used {other_sizes}"
+
+
+def not_completed(op: str, seq: int, group: str, state: str, done: Iterable[int]) -> str:
+    return f"{op_label(op, seq, group)} was {state} but never completed while {_ranks(done)} completed it"
+
+
+def p2p_unmatched(peer: int, kind: str, sent: int, posted: int, group: str, seq: int | None) -> str:
+    other = "recv" if kind == "send" else "send"
+    last = f" (last {kind} p2p #{seq})" if seq is not None else ""
+    return (
+        f"rank {peer} posted {sent} {kind}(s) to it in {group}{last} but it posted only {posted} "
+        f"matching {other}(s)"
+    )
+
+
+def evidence_line(rank: int, why: str) -> str:
+    return f"Flight Recorder: rank {rank} {why}"
+
+
+def summary(ranks: Iterable[int], op: str, seq: int | None, group: str, others: int) -> str:
+    """The one-line form for a thread: ranks 12 and 14 never entered all_gather #39416 in TP (...)."""
+    rs = sorted(set(ranks))
+    who = f"rank {rs[0]}" if len(rs) == 1 else "ranks " + ", ".join(map(str, rs[:-1])) + f" and {rs[-1]}"
+    return f"Flight Recorder: {who} never entered {op_label(op, seq, group)} (the {others} others did)"
+
+
+def unreadable(name: str, reason: str) -> tuple[str, str]:
+    return (
+        f"Flight Recorder dump {name} ({reason})",
+        "copy the dump again from the rank's node; a dump cut short while the job was killed is "
+        "unreadable — set TORCH_FR_DUMP_TEMP_FILE on a local disk with room for it",
+    )
+
+
+def rank_mismatch(name: str, from_name: int, from_dump: Iterable[int]) -> tuple[str, str]:
+    return (
+        f"rank of Flight Recorder dump {name}: the name says {from_name}, its process groups say "
+        f"{_ranks(from_dump)}",
+        "check that each rank writes its own dump "
+        "(TORCH_FR_DUMP_TEMP_FILE is a prefix; torch appends the rank)",
+    )
+
+
+def no_rank(name: str) -> tuple[str, str]:
+    return (
+        f"rank of Flight Recorder dump {name}",
+        "keep torch's file names (<TORCH_FR_DUMP_TEMP_FILE><rank>) so each dump's rank is known",
+    )
+
+
+def missing_dumps(ranks: Iterable[int]) -> tuple[str, str]:
+    return (
+        f"Flight Recorder dumps of {_ranks(ranks)}",
+        "collect every rank's dump (default /tmp/nccl_trace_rank_<rank> on each node); a rank whose "
+        "process died hard writes none",
+    )

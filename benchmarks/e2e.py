@@ -46,16 +46,21 @@ class Stack:
         self.redis.start()
         self.slack.start()
         self._unlimited_plan()
-        slack = {"SLACK_API_URL": self.slack.base_url, "SLACK_BOT_TOKEN": self.slack.bot_token,
-                 "DENPEX_CHANNEL": "C0ALERTS"}
+        slack = {
+            "SLACK_API_URL": self.slack.base_url,
+            "SLACK_BOT_TOKEN": self.slack.bot_token,
+            "DENPEX_CHANNEL": "C0ALERTS",
+        }
         self.serve = ServeProc(self.redis.url, self.log_root, self.workdir / "serve.log")
         self.serve.start()
-        env = clean_env(REDIS_URL=self.redis.url, DENPEX_LOG_ROOT=str(self.log_root),
-                        DENPEX_LOG_LEVEL="WARNING", **slack)
+        env = clean_env(
+            REDIS_URL=self.redis.url, DENPEX_LOG_ROOT=str(self.log_root), DENPEX_LOG_LEVEL="WARNING", **slack
+        )
         out = (self.workdir / "worker.log").open("wb")
         argv = [str(VENV_BIN / "denpex"), "worker", "--processes", str(self.processes)]
-        self.worker = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                       start_new_session=True)
+        self.worker = subprocess.Popen(
+            argv, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self._wait_workers()
         return self
 
@@ -132,8 +137,13 @@ async def _drive(stack: Stack, n: int, interval: float, warmup: int, done_wait: 
     done = await _wait_all(stack.slack, list(sent), done_wait)
     root = [done[k][0] - sent[k] for k in sent]
     full = [done[k][1] - sent[k] for k in sent]
-    return {"n": n, "interval": interval, "root": _stats(root), "thread": _stats(full),
-            "engine": _stats(_engine_seconds(stack.redis.url, list(sent)))}
+    return {
+        "n": n,
+        "interval": interval,
+        "root": _stats(root),
+        "thread": _stats(full),
+        "engine": _stats(_engine_seconds(stack.redis.url, list(sent))),
+    }
 
 
 def _engine_seconds(url: str, keys: list[str]) -> list[float]:
@@ -160,12 +170,24 @@ async def _wait_all(slack: FakeSlack, keys: list[str], limit: float) -> dict[str
 
 
 def _stats(values: list[float]) -> dict[str, float]:
-    return {"p50": round(statistics.median(values), 2), "p99": round(percentile(values, 0.99), 2),
-            "max": round(max(values), 2), "min": round(min(values), 2)}
+    return {
+        "p50": round(statistics.median(values), 2),
+        "p99": round(percentile(values, 0.99), 2),
+        "max": round(max(values), 2),
+        "min": round(min(values), 2),
+    }
 
 
-def pipeline_latency(workdir: Path, *, failures: int, ranks: int, mb_per_rank: float, processes: int,
-                     interval: float, seed: int) -> dict[str, Any]:
+def pipeline_latency(
+    workdir: Path,
+    *,
+    failures: int,
+    ranks: int,
+    mb_per_rank: float,
+    processes: int,
+    interval: float,
+    seed: int,
+) -> dict[str, Any]:
     src = generate(workdir / "e2e-src", ranks, mb_per_rank, seed=seed)
     with Stack(workdir / "e2e", processes) as stack:
         for i in range(2):
@@ -173,8 +195,14 @@ def pipeline_latency(workdir: Path, *, failures: int, ranks: int, mb_per_rank: f
         for i in range(failures):
             link_copies(src.folder, stack.log_root / "bench" / f"j{i}")
         result = asyncio.run(_drive(stack, failures, interval, warmup=2, done_wait=120 + failures * 5))
-    result.update({"ranks": ranks, "mb_per_rank": mb_per_rank, "gb_per_job": round(src.bytes / 1e9, 3),
-                   "processes": processes})
+    result.update(
+        {
+            "ranks": ranks,
+            "mb_per_rank": mb_per_rank,
+            "gb_per_job": round(src.bytes / 1e9, 3),
+            "processes": processes,
+        }
+    )
     print(f"  e2e: {result}", file=sys.stderr)
     return result
 
@@ -197,7 +225,9 @@ def healthz_storm(workdir: Path, reports: int) -> dict[str, Any]:
 
         quiet = asyncio.run(idle())
         storm = asyncio.run(duplicate_storm(stack.serve.url, SECRET, payload, n=reports))
-    storm["healthz_idle"] = {"p50_ms": round(statistics.median(quiet), 1),
-                             "p95_ms": round(percentile(quiet, 0.95), 1)}
+    storm["healthz_idle"] = {
+        "p50_ms": round(statistics.median(quiet), 1),
+        "p95_ms": round(percentile(quiet, 0.95), 1),
+    }
     print(f"  storm: {storm}", file=sys.stderr)
     return storm

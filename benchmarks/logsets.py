@@ -33,15 +33,17 @@ class LogSet:
 
 
 def _failure(rank: int) -> bytes:
-    return "\n".join([
-        f"[rank{rank}]: Traceback (most recent call last):",
-        f'[rank{rank}]:   File "/workspace/train.py", line 412, in training_step',
-        f"[rank{rank}]:     loss.backward()",
-        f"[rank{rank}]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU {rank % 8} "
-        "has a total capacity of 79.15 GiB of which 1.20 GiB is free. Including non-PyTorch memory, this "
-        "process has 77.9 GiB memory in use.",
-        "",
-    ]).encode()
+    return "\n".join(
+        [
+            f"[rank{rank}]: Traceback (most recent call last):",
+            f'[rank{rank}]:   File "/workspace/train.py", line 412, in training_step',
+            f"[rank{rank}]:     loss.backward()",
+            f"[rank{rank}]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU {rank % 8} "
+            "has a total capacity of 79.15 GiB of which 1.20 GiB is free. Including non-PyTorch memory, this "
+            "process has 77.9 GiB memory in use.",
+            "",
+        ]
+    ).encode()
 
 
 def _collateral(rank: int) -> bytes:
@@ -82,7 +84,9 @@ def generate(folder: Path, ranks: int, mb_per_rank: float, seed: int = 1) -> Log
     offset = int(size * rnd.uniform(0.1, 0.9))
     total = 0
     for rank in range(ranks):
-        total += _write_rank(folder / f"rank{rank}.log", rank, size, offset if rank == culprit else None, seed)
+        total += _write_rank(
+            folder / f"rank{rank}.log", rank, size, offset if rank == culprit else None, seed
+        )
     return LogSet(folder, ranks, total, culprit, offset)
 
 

@@ -65,10 +65,21 @@ def build_log(size: int, every: int, seed: int = 7) -> tuple[str, list[str]]:
             secrets.append(secret)
         else:
             line = rng.choice(NOISE).format(
-                r=rng.randrange(64), m=rng.randrange(60), s=rng.randrange(60), ms=rng.randrange(1000),
-                step=rng.randrange(50000), loss=rng.random() * 4, gn=rng.random(), tps=rng.randrange(10**6),
-                n=rng.randrange(16), pid=rng.randrange(10**5), addr=rng.getrandbits(32), d=rng.randrange(8),
-                bus=rng.randrange(256), cid=rng.getrandbits(64), sha=f"{rng.getrandbits(256):064x}",
+                r=rng.randrange(64),
+                m=rng.randrange(60),
+                s=rng.randrange(60),
+                ms=rng.randrange(1000),
+                step=rng.randrange(50000),
+                loss=rng.random() * 4,
+                gn=rng.random(),
+                tps=rng.randrange(10**6),
+                n=rng.randrange(16),
+                pid=rng.randrange(10**5),
+                addr=rng.getrandbits(32),
+                d=rng.randrange(8),
+                bus=rng.randrange(256),
+                cid=rng.getrandbits(64),
+                sha=f"{rng.getrandbits(256):064x}",
             )
         lines.append(line)
         total += len(line) + 1

@@ -31,8 +31,11 @@ BIG = [(512, 64.0)]
 
 
 def parse() -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--quick", action="store_true", help="small sets and 20 failures (a smoke run)")
     ap.add_argument("--big", action="store_true", help="also scan 512 ranks × 64 MB (~32 GB on disk)")
     ap.add_argument("--only", default="scan,e2e,storm", help="comma-separated: scan, big, e2e, storm")
@@ -71,19 +74,26 @@ def report(out: dict[str, Any]) -> None:
         print(scan.table([scan.ScanResult(**r) for r in out["scan"]]))
     if "e2e" in out:
         e = out["e2e"]
-        print(f"\n| webhook → Slack ({e['n']} failures, {e['ranks']} ranks × {e['mb_per_rank']:g} MB = "
-              f"{e['gb_per_job']} GB each, one every {e['interval']:g} s, {e['processes']} workers) "
-              "| p50 s | p99 s | max s |\n|---|---|---|---|")
-        for what, key in (("root message posted", "root"), ("whole thread posted", "thread"),
-                          ("of which `Engine.diagnose` (stats.seconds)", "engine")):
+        print(
+            f"\n| webhook → Slack ({e['n']} failures, {e['ranks']} ranks × {e['mb_per_rank']:g} MB = "
+            f"{e['gb_per_job']} GB each, one every {e['interval']:g} s, {e['processes']} workers) "
+            "| p50 s | p99 s | max s |\n|---|---|---|---|"
+        )
+        for what, key in (
+            ("root message posted", "root"),
+            ("whole thread posted", "thread"),
+            ("of which `Engine.diagnose` (stats.seconds)", "engine"),
+        ):
             s = e[key]
             print(f"| {what} | {s['p50']} | {s['p99']} | {s['max']} |")
     if "storm" in out:
         s, h = out["storm"], out["storm"]["healthz"]
-        print(f"\n| `/healthz` | p50 ms | p95 ms | max ms |\n|---|---|---|---|\n"
-              f"| idle | {s['healthz_idle']['p50_ms']} | {s['healthz_idle']['p95_ms']} | - |\n"
-              f"| during {s['reports']} duplicate reports ({s['seconds']} s, {s['statuses']}) | "
-              f"{h['p50_ms']} | {h['p95_ms']} | {h['max_ms']} |")
+        print(
+            f"\n| `/healthz` | p50 ms | p95 ms | max ms |\n|---|---|---|---|\n"
+            f"| idle | {s['healthz_idle']['p50_ms']} | {s['healthz_idle']['p95_ms']} | - |\n"
+            f"| during {s['reports']} duplicate reports ({s['seconds']} s, {s['statuses']}) | "
+            f"{h['p50_ms']} | {h['p95_ms']} | {h['max_ms']} |"
+        )
 
 
 def main() -> int:
@@ -92,15 +102,25 @@ def main() -> int:
         sys.exit("needs ripgrep and redis-server: apt-get install ripgrep redis-server")
     sections = set(a.only.split(",")) | ({"big"} if a.big else set())
     workdir = Path(tempfile.mkdtemp(prefix="denpex-bench-", dir=a.workdir or "/var/tmp"))
-    out: dict[str, Any] = {"machine": f"{os.cpu_count()} CPUs, {platform.processor() or platform.machine()}",
-                           "load": [round(x, 2) for x in os.getloadavg()], "started": time.time()}
+    out: dict[str, Any] = {
+        "machine": f"{os.cpu_count()} CPUs, {platform.processor() or platform.machine()}",
+        "load": [round(x, 2) for x in os.getloadavg()],
+        "started": time.time(),
+    }
     try:
         if sections & {"scan", "big"}:
             out["scan"] = scan.as_json(run_scans(a, workdir, sections))
         if "e2e" in sections:
             n = a.failures or (20 if a.quick else 50)
-            out["e2e"] = e2e.pipeline_latency(workdir, failures=n, ranks=64, mb_per_rank=8.0,
-                                              processes=a.workers, interval=a.interval, seed=a.seed)
+            out["e2e"] = e2e.pipeline_latency(
+                workdir,
+                failures=n,
+                ranks=64,
+                mb_per_rank=8.0,
+                processes=a.workers,
+                interval=a.interval,
+                seed=a.seed,
+            )
         if "storm" in sections:
             out["storm"] = e2e.healthz_storm(workdir, 1000)
     finally:

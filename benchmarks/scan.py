@@ -66,8 +66,13 @@ def _pin() -> None:
 
 def run_engine(folder: Path, repeat: int) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(folder), str(repeat), str(CPU)],
-                         capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(folder), str(repeat), str(CPU)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -77,8 +82,12 @@ def run_rg(patterns: Path, folder: Path, repeat: int) -> tuple[float, float]:
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        rg = subprocess.run(["rg", "-j1", "-n", "-f", str(patterns), str(folder)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, preexec_fn=_pin)
+        rg = subprocess.run(
+            ["rg", "-j1", "-n", "-f", str(patterns), str(folder)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_pin,
+        )
         wall = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -103,8 +112,10 @@ def measure(workdir: Path, ranks: int, mb_per_rank: float, repeat: int, seed: in
     folder = workdir / f"scan-{ranks}x{mb_per_rank:g}MB"
     t0 = time.perf_counter()
     logs: LogSet = generate(folder, ranks, mb_per_rank, seed=seed)
-    print(f"  generated {logs.bytes / 1e9:.2f} GB ({ranks} ranks) in {time.perf_counter() - t0:.0f} s",
-          file=sys.stderr)
+    print(
+        f"  generated {logs.bytes / 1e9:.2f} GB ({ranks} ranks) in {time.perf_counter() - t0:.0f} s",
+        file=sys.stderr,
+    )
     patterns = _patterns_file(workdir, None)
     try:
         warm(folder, logs.bytes)
@@ -116,17 +127,29 @@ def measure(workdir: Path, ranks: int, mb_per_rank: float, repeat: int, seed: in
                 f.unlink()
             folder.rmdir()
     return ScanResult(
-        ranks=ranks, mb_per_rank=mb_per_rank, gb=logs.bytes / 1e9, culprit=logs.culprit,
-        found_rank=eng["rank"], category=str(eng["category"]), engine_wall=float(eng["wall"]),  # type: ignore[arg-type]
-        engine_cpu=float(eng["cpu"]), engine_rss_mb=int(eng["rss_kb"]) / 1024,  # type: ignore[arg-type]
-        rg_wall=rg_wall, rg_cpu=rg_cpu, patterns=int(eng["patterns"]),  # type: ignore[arg-type]
-        rg_patterns=len(patterns.read_text().splitlines()), backend=str(eng["backend"]))
+        ranks=ranks,
+        mb_per_rank=mb_per_rank,
+        gb=logs.bytes / 1e9,
+        culprit=logs.culprit,
+        found_rank=eng["rank"],
+        category=str(eng["category"]),
+        engine_wall=float(eng["wall"]),  # type: ignore[arg-type]
+        engine_cpu=float(eng["cpu"]),
+        engine_rss_mb=int(eng["rss_kb"]) / 1024,  # type: ignore[arg-type]
+        rg_wall=rg_wall,
+        rg_cpu=rg_cpu,
+        patterns=int(eng["patterns"]),  # type: ignore[arg-type]
+        rg_patterns=len(patterns.read_text().splitlines()),
+        backend=str(eng["backend"]),
+    )
 
 
 def table(results: list[ScanResult]) -> str:
-    head = ("| ranks × MB/rank | GB | engine s (wall / CPU) | engine GB/s (wall / CPU) | peak RSS | "
-            "`rg -j1` s (wall / CPU) | rg GB/s (wall / CPU) | engine ÷ rg CPU time | culprit found |\n"
-            "|---|---|---|---|---|---|---|---|---|")
+    head = (
+        "| ranks × MB/rank | GB | engine s (wall / CPU) | engine GB/s (wall / CPU) | peak RSS | "
+        "`rg -j1` s (wall / CPU) | rg GB/s (wall / CPU) | engine ÷ rg CPU time | culprit found |\n"
+        "|---|---|---|---|---|---|---|---|---|"
+    )
     rows = [head]
     for r in results:
         rows.append(
@@ -134,7 +157,8 @@ def table(results: list[ScanResult]) -> str:
             f"{r.gb / r.engine_wall:.2f} / {r.gb / r.engine_cpu:.2f} | {r.engine_rss_mb:.0f} MB | "
             f"{r.rg_wall:.2f} / {r.rg_cpu:.2f} | {r.gb / r.rg_wall:.2f} / {r.gb / r.rg_cpu:.2f} | "
             f"{r.engine_cpu / r.rg_cpu:.2f} | {'yes' if r.found_rank == r.culprit else 'NO'} "
-            f"(rank {r.culprit}, `{r.category}`) |")
+            f"(rank {r.culprit}, `{r.category}`) |"
+        )
     return "\n".join(rows)
 
 

@@ -39,7 +39,7 @@ async def main(n: int) -> None:
     from aiohttp import web
 
     from bot.server import build_deps, create_app
-    from bot.slack.routes import route_installers
+    from denpex.cli._runtime import slack_route_installers
     from denpex.settings import Settings
     from knowledge.masking import Masker
     from tests.fakes.slack import FakeSlack, payloads
@@ -65,7 +65,7 @@ async def main(n: int) -> None:
     quota = Quota(rc, free_daily=10**6)
     quota.redeem("T0DENPEX", quota.create_codes(daily_limit=10**6)[0])
     deps = build_deps(settings, Masker.default())
-    deps.extra_routes.extend(route_installers(settings, deps))
+    deps.extra_routes.extend(slack_route_installers(settings, deps))
     runner = web.AppRunner(create_app(settings, deps))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

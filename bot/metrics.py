@@ -13,15 +13,11 @@ from dataclasses import dataclass
 
 import redis
 from prometheus_client import CollectorRegistry, Counter
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 from rq import Queue
 
-from workers.store import LATENCY_BUCKETS, STATS_CATEGORIES, STATS_LATENCY
-
-
-def _s(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+from workers.store import LATENCY_BUCKETS, STATS_CATEGORIES, STATS_LATENCY, as_str
 
 
 class PipelineCollector(Collector):
@@ -30,22 +26,25 @@ class PipelineCollector(Collector):
     def __init__(self, client: redis.Redis, queue_name: str) -> None:
         self.client, self.queue_name = client, queue_name
 
-    def collect(self) -> Iterator[object]:
+    def collect(self) -> Iterator[Metric]:
         try:
             categories = self.client.hgetall(STATS_CATEGORIES)
-            latency = {_s(k): _s(v) for k, v in self.client.hgetall(STATS_LATENCY).items()}
+            latency = {as_str(k): as_str(v) for k, v in self.client.hgetall(STATS_LATENCY).items()}
             depth = Queue(self.queue_name, connection=self.client).count
         except redis.RedisError:
             return
         diag = CounterMetricFamily("denpex_diagnoses", "Diagnoses produced, by category", labels=["category"])
         for category, count in sorted(categories.items()):
-            diag.add_metric([_s(category)], float(count))
+            diag.add_metric([as_str(category)], float(count))
         yield diag
         buckets = [(str(b), float(latency.get(f"le:{b}", 0))) for b in LATENCY_BUCKETS]
         buckets.append(("+Inf", float(latency.get("count", 0))))
         yield HistogramMetricFamily(
-            "denpex_failure_to_post_seconds", "Seconds from the job's end to the Slack post",
-            buckets=buckets, sum_value=float(latency.get("sum", 0.0)))
+            "denpex_failure_to_post_seconds",
+            "Seconds from the job's end to the Slack post",
+            buckets=buckets,
+            sum_value=float(latency.get("sum", 0.0)),
+        )
         gauge = GaugeMetricFamily("denpex_queue_depth", "Jobs waiting in the RQ queue", labels=["queue"])
         gauge.add_metric([self.queue_name], float(depth))
         yield gauge
@@ -66,11 +65,13 @@ def create_metrics(client: redis.Redis | None, queue_name: str) -> Metrics:
     metrics = Metrics(
         registry=registry,
         received=Counter("denpex_webhooks_received", "Webhooks received", ["route"], registry=registry),
-        rejected=Counter("denpex_webhooks_rejected", "Webhooks rejected", ["route", "reason"],
-                         registry=registry),
+        rejected=Counter(
+            "denpex_webhooks_rejected", "Webhooks rejected", ["route", "reason"], registry=registry
+        ),
         queued=Counter("denpex_jobs_queued", "Jobs queued for diagnosis", ["route"], registry=registry),
-        duplicates=Counter("denpex_webhooks_duplicate", "Reports of an already queued job", ["route"],
-                           registry=registry),
+        duplicates=Counter(
+            "denpex_webhooks_duplicate", "Reports of an already queued job", ["route"], registry=registry
+        ),
         node_logs=Counter("denpex_node_logs_stored", "Node kernel logs stored", registry=registry),
     )
     if client is not None:

@@ -2,28 +2,31 @@
 
 Every route accepts unknown fields (senders grow) but validates the ones it uses, so a bad body is
 rejected at the door with the name of the field, instead of failing in a worker minutes later.
-Identifiers that end up in Redis keys and file paths are restricted to a safe character set.
-
-Kubernetes job ids: a batch/v1 Job is identified by its name; other kinds by `<Kind>/<name>` (for
-example `PyTorchJob/llama-ft`), so `JobRef.job_id` alone tells the collector what to look up and
-`JobRef.key` (`kubernetes:<cluster>:<namespace>/<job_id>`) is the same whether the watcher or
-Alertmanager reported the Job.
+Identifiers that end up in Redis keys and file paths are restricted to the safe-id pattern, and
+Kubernetes jobs get their pipeline id, both from `denpex.core.ids`; the fact lines come from
+`denpex.core.facts`, the same builders the collectors use. The Kubernetes body is the watcher's own
+wire model (`integrations.kubernetes.report`), so the two sides cannot drift apart.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from denpex.core import facts
+from denpex.core.ids import MAX_ID_LENGTH, SAFE_ID_PATTERN, k8s_job_id
 from denpex.models import JobRef, Scheduler
 from integrations.hostlist import HostlistError, expand
+from integrations.kubernetes.report import KubernetesReport, PodReport
+from workers.admission import JobEvent
 
-_SAFE = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"
-ClusterStr = Field(min_length=1, max_length=128, pattern=_SAFE)
-IdStr = Field(min_length=1, max_length=200, pattern=_SAFE)
+ClusterStr = Field(min_length=1, max_length=128, pattern=SAFE_ID_PATTERN)
+IdStr = Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=SAFE_ID_PATTERN)
+#: the watcher's wire model is the Kubernetes route's body
+KubernetesBody = KubernetesReport
+PodBody = PodReport
 
 
 class PayloadError(ValueError):
@@ -63,8 +66,9 @@ class SlurmJobBody(_Body):
     het_job_id: str | None = Field(default=None, max_length=64)
     restart_count: int = Field(default=0, ge=0, le=100000)
 
-    _ids = field_validator("job_id", "exit_code", "array_job_id", "array_task_id", "het_job_id",
-                           mode="before")(_id)
+    _ids = field_validator(
+        "job_id", "exit_code", "array_job_id", "array_task_id", "het_job_id", mode="before"
+    )(_id)
 
     @field_validator("nodes")
     @classmethod
@@ -88,36 +92,12 @@ class SlurmJobBody(_Body):
 class SlurmNodeBody(_Body):
     cluster: str = ClusterStr
     job_id: str = IdStr
-    node: str = Field(min_length=1, max_length=255, pattern=_SAFE)
+    node: str = Field(min_length=1, max_length=255, pattern=SAFE_ID_PATTERN)
     kernel_log: str = Field(max_length=64 << 20)
     since: datetime | None = None
     truncated: bool = False
 
     _ids = field_validator("job_id", mode="before")(_id)
-
-
-class PodBody(_Body):
-    name: str = Field(min_length=1, max_length=253)
-    node: str | None = Field(default=None, max_length=255)
-    rank: int | None = Field(default=None, ge=0)
-    phase: str | None = Field(default=None, max_length=64)
-    reason: str | None = Field(default=None, max_length=256)
-    exit_code: int | None = None
-    container: str | None = Field(default=None, max_length=253)
-
-
-class KubernetesBody(_Body):
-    cluster: str = ClusterStr
-    namespace: str = Field(min_length=1, max_length=63, pattern=_SAFE)
-    kind: Literal["Job", "PyTorchJob", "JobSet"]
-    name: str = Field(min_length=1, max_length=253, pattern=_SAFE)
-    uid: str | None = Field(default=None, max_length=64)
-    state: str = Field(min_length=1, max_length=64)
-    reason: str | None = Field(default=None, max_length=256)
-    message: str | None = Field(default=None, max_length=4096)
-    pods: list[PodBody] = Field(default_factory=list, max_length=65536)
-    start: datetime | None = None
-    end: datetime | None = None
 
 
 class FilesJobBody(_Body):
@@ -151,22 +131,7 @@ class AlertmanagerBody(_Body):
         return self
 
 
-@dataclass
-class JobEvent:
-    """What a failure webhook asks for: diagnose `job`; `facts` are scheduler facts from the body."""
-
-    job: JobRef
-    facts: list[str] = field(default_factory=list)
-    dedupe_key: str = ""
-    #: where the thread should go when someone asked for it (`/denpex diagnose` in a channel);
-    #: None: `DENPEX_CHANNEL`
-    channel: str | None = None
-
-    def __post_init__(self) -> None:
-        self.dedupe_key = self.dedupe_key or self.job.key
-
-
-def parse(model: type[_Body], data: Any) -> Any:
+def parse(model: type[BaseModel], data: Any) -> Any:
     """Validate `data` against `model`, raising `PayloadError` that names the first bad field."""
     if not isinstance(data, dict):
         raise PayloadError("body", "body must be a JSON object")
@@ -180,50 +145,78 @@ def parse(model: type[_Body], data: Any) -> Any:
 
 def slurm_event(body: SlurmJobBody) -> JobEvent:
     nodes = body.node_names()
-    job = JobRef(scheduler=Scheduler.slurm, cluster=body.cluster, job_id=body.job_id, state=body.state,
-                 exit_code=body.exit_code, nodes=nodes, user=body.user, name=body.name,
-                 work_dir=body.work_dir, stdout=body.stdout, stderr=body.stderr, start=body.start,
-                 end=body.end)
-    fact = f"slurm: JobId={body.job_id} JobState={body.state} ExitCode={body.exit_code or '?'}"
-    if body.node_list:
-        fact += f" NodeList={body.node_list}"
-    if body.array_job_id:
-        fact += f" ArrayJobId={body.array_job_id} ArrayTaskId={body.array_task_id or '?'}"
-    if body.het_job_id:
-        fact += f" HetJobId={body.het_job_id}"
-    if body.restart_count:
-        fact += f" Restarts={body.restart_count}"
+    job = JobRef(
+        scheduler=Scheduler.slurm,
+        cluster=body.cluster,
+        job_id=body.job_id,
+        state=body.state,
+        exit_code=body.exit_code,
+        nodes=nodes,
+        user=body.user,
+        name=body.name,
+        work_dir=body.work_dir,
+        stdout=body.stdout,
+        stderr=body.stderr,
+        start=body.start,
+        end=body.end,
+    )
+    fact = facts.slurm_job_fact(
+        body.job_id,
+        body.state,
+        body.exit_code,
+        node_list=body.node_list,
+        array_job_id=body.array_job_id,
+        array_task_id=body.array_task_id,
+        het_job_id=body.het_job_id,
+        restarts=body.restart_count,
+    )
     # A requeued job that fails again is a new failure of the same id: diagnose it again.
     key = job.key + (f"#restart{body.restart_count}" if body.restart_count else "")
     return JobEvent(job=job, facts=[fact], dedupe_key=key)
 
 
-def kubernetes_job_id(kind: str, name: str) -> str:
-    return name if kind == "Job" else f"{kind}/{name}"
-
-
 def kubernetes_event(body: KubernetesBody) -> JobEvent:
     nodes = list(dict.fromkeys(p.node for p in body.pods if p.node))
-    job = JobRef(scheduler=Scheduler.kubernetes, cluster=body.cluster, namespace=body.namespace,
-                 job_id=kubernetes_job_id(body.kind, body.name), state=body.state, nodes=nodes,
-                 name=body.name, start=body.start, end=body.end)
-    facts = [f"kubernetes: {body.kind} {body.namespace}/{body.name} state={body.state}"
-             f" reason={body.reason or '-'} message={body.message or '-'}"]
-    for pod in body.pods:
-        facts.append(
-            f"kubernetes: pod {pod.name} rank={pod.rank if pod.rank is not None else '?'}"
-            f" node={pod.node or '?'}"
-            f" phase={pod.phase or '?'} reason={pod.reason or '-'} exitCode="
-            f"{pod.exit_code if pod.exit_code is not None else '?'} container={pod.container or '?'}"
+    job = JobRef(
+        scheduler=Scheduler.kubernetes,
+        cluster=body.cluster,
+        namespace=body.namespace,
+        job_id=k8s_job_id(body.kind, body.name),
+        state=body.state,
+        nodes=nodes,
+        name=body.name,
+        start=body.start,
+        end=body.end,
+    )
+    lines = [
+        facts.kubernetes_job_fact(body.kind, body.namespace, body.name, body.state, body.reason, body.message)
+    ]
+    lines += [
+        facts.kubernetes_pod_fact(
+            pod.name,
+            pod.rank,
+            node=pod.node,
+            phase=pod.phase,
+            reason=pod.reason,
+            exit_code=pod.exit_code,
+            container=pod.container,
         )
-    return JobEvent(job=job, facts=facts)
+        for pod in body.pods
+    ]
+    return JobEvent(job=job, facts=lines)
 
 
 def files_event(body: FilesJobBody) -> JobEvent:
-    job = JobRef(scheduler=Scheduler.files, cluster=body.cluster, job_id=body.job_id, state=body.state,
-                 exit_code=body.exit_code, user=body.user, name=body.name)
-    return JobEvent(job=job, facts=[f"job: JobId={body.job_id} JobState={body.state or '?'}"
-                                    f" ExitCode={body.exit_code or '?'}"])
+    job = JobRef(
+        scheduler=Scheduler.files,
+        cluster=body.cluster,
+        job_id=body.job_id,
+        state=body.state,
+        exit_code=body.exit_code,
+        user=body.user,
+        name=body.name,
+    )
+    return JobEvent(job=job, facts=[facts.files_job_fact(body.job_id, body.state, body.exit_code)])
 
 
 def alert_events(body: AlertmanagerBody, alertnames: frozenset[str], default_cluster: str) -> list[JobEvent]:
@@ -238,10 +231,15 @@ def alert_events(body: AlertmanagerBody, alertnames: frozenset[str], default_clu
             continue
         try:
             kube = KubernetesBody(
-                cluster=labels.get("cluster") or default_cluster, namespace=namespace, kind="Job",
-                name=job_name, state="Failed", reason=labels["alertname"],
+                cluster=labels.get("cluster") or default_cluster,
+                namespace=namespace,
+                kind="Job",
+                name=job_name,
+                state="Failed",
+                reason=labels["alertname"],
                 message=alert.annotations.get("description") or alert.annotations.get("summary"),
-                start=alert.startsAt)
+                start=alert.startsAt,
+            )
         except ValidationError as exc:
             label = {"name": "job_name"}.get(str(exc.errors()[0]["loc"][0]), str(exc.errors()[0]["loc"][0]))
             raise PayloadError(f"alerts.{index}.labels.{label}", exc.errors()[0]["msg"]) from None
@@ -249,3 +247,21 @@ def alert_events(body: AlertmanagerBody, alertnames: frozenset[str], default_clu
         event.facts[0] = f"alertmanager: {labels['alertname']} " + event.facts[0]
         events.append(event)
     return events
+
+
+__all__ = [
+    "Alert",
+    "AlertmanagerBody",
+    "FilesJobBody",
+    "JobEvent",
+    "KubernetesBody",
+    "PayloadError",
+    "PodBody",
+    "SlurmJobBody",
+    "SlurmNodeBody",
+    "alert_events",
+    "files_event",
+    "kubernetes_event",
+    "parse",
+    "slurm_event",
+]

@@ -23,8 +23,14 @@ class UnsafePath(ValueError):
 
 
 def _component(value: str, what: str) -> str:
-    if (not value or value in (".", "..") or "/" in value or "\\" in value or "\0" in value
-            or os.path.isabs(value)):
+    if (
+        not value
+        or value in (".", "..")
+        or "/" in value
+        or "\\" in value
+        or "\0" in value
+        or os.path.isabs(value)
+    ):
         raise UnsafePath(f"{what} is not a plain path component")
     return value
 
@@ -60,13 +66,26 @@ class FilesCollector:
     def collect(self, job: JobRef) -> Evidence:
         folder = resolve_job_dir(self.root, job.cluster, job.job_id)
         if not folder.is_dir():
-            return Evidence(job=job, missing=[MissingEvidence(
-                what=f"log folder {job.cluster}/{job.job_id} under DENPEX_LOG_ROOT",
-                next_action="copy the job's rank logs there before sending the webhook")])
+            return Evidence(
+                job=job,
+                missing=[
+                    MissingEvidence(
+                        what=f"log folder {job.cluster}/{job.job_id} under DENPEX_LOG_ROOT",
+                        next_action="copy the job's rank logs there before sending the webhook",
+                    )
+                ],
+            )
         sources = [LogSource(name=str(p.relative_to(folder)), path=p) for p in self._files(folder)]
-        missing = [] if sources else [MissingEvidence(
-            what=f"log files in {job.cluster}/{job.job_id}",
-            next_action="check the copy job that writes them")]
+        missing = (
+            []
+            if sources
+            else [
+                MissingEvidence(
+                    what=f"log files in {job.cluster}/{job.job_id}",
+                    next_action="check the copy job that writes them",
+                )
+            ]
+        )
         return Evidence(job=job, sources=sources, missing=missing)
 
 

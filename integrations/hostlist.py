@@ -22,7 +22,9 @@ class HostlistError(ValueError):
 
 def _split_top(expr: str) -> list[str]:
     """Split on commas that are not inside brackets."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in expr:
         if ch == "[":
             depth += 1
@@ -61,7 +63,7 @@ def _expand_one(item: str) -> list[str]:
     pieces: list[list[str]] = []
     pos = 0
     for m in re.finditer(r"\[([^\[\]]*)\]", item):
-        pieces.append([item[pos:m.start()]])
+        pieces.append([item[pos : m.start()]])
         pieces.append(_expand_range(m.group(1)))
         pos = m.end()
     pieces.append([item[pos:]])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import cast
 
 from denpex.models import Scheduler
 from denpex.settings import Settings
@@ -30,7 +30,10 @@ class CollectorUnavailable(RuntimeError):
     """The integration for this scheduler is not installed or not configured (not worth retrying)."""
 
 
-def load_factory(spec: str) -> Callable[[Settings], Any]:
+Factory = Callable[[Settings], Collector]
+
+
+def load_factory(spec: str) -> Factory:
     module_name, _, attr = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -39,7 +42,7 @@ def load_factory(spec: str) -> Callable[[Settings], Any]:
             raise CollectorUnavailable(f"{module_name} is not installed") from exc
         raise
     try:
-        return getattr(module, attr or "create_collector")
+        return cast(Factory, getattr(module, attr or "create_collector"))
     except AttributeError as exc:
         raise CollectorUnavailable(f"{spec} does not exist") from exc
 

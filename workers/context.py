@@ -9,21 +9,26 @@ from __future__ import annotations
 
 import contextvars
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import redis
+from slack_sdk import WebClient
 
+from denpex.core.plans import Plan
 from denpex.settings import Settings
 from workers.collect import CollectorRegistry
 from workers.masking import TextMasker
 from workers.ports import QuotaDecision, QuotaGate, Renderer
+
+if TYPE_CHECKING:
+    from knowledge.engine import Engine  # loaded on first use: it compiles the knowledge base
 
 
 class AlwaysAllow:
     """The default quota gate: every diagnosis is allowed (self-hosted without the Slack app's quotas)."""
 
     def consume(self, team_id: str) -> QuotaDecision:
-        return QuotaDecision(allowed=True, plan="unlimited")
+        return QuotaDecision(allowed=True, plan=Plan.unlimited)
 
 
 @dataclass
@@ -34,15 +39,15 @@ class WorkerContext:
     renderer: Renderer
     collectors: CollectorRegistry
     quota: QuotaGate = field(default_factory=AlwaysAllow)
-    #: a slack_sdk WebClient; None means "diagnose and store, do not post" (the demo without Slack)
-    slack: Any = None
+    #: None means "diagnose and store, do not post" (the demo without Slack)
+    slack: WebClient | None = None
     channel: str | None = None
     team_id: str = "local"
     #: the engine, loaded once in the parent so every forked work-horse shares it
-    engine: Any = None
+    engine: Engine | None = None
     poll_seconds: float = 0.2
 
-    def get_engine(self) -> Any:
+    def get_engine(self) -> Engine:
         if self.engine is None:
             from knowledge.engine import Engine
 

@@ -6,14 +6,19 @@ pipeline writes to Redis or Slack (job names, paths, scheduler messages, a diagn
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
+#: masking above this size runs in a thread so the server's event loop (and /healthz) stays responsive
+INLINE_MASK_BYTES = 64 << 10
 
 
 class TextMasker(Protocol):
+    """What the pipeline needs of `knowledge.masking.Masker` (tests hand in their own)."""
+
     def mask(self, text: str) -> str: ...
 
 
@@ -33,8 +38,8 @@ def mask_model(masker: TextMasker, model: M) -> M:
     return type(model).model_validate(mask_value(masker, model.model_dump(mode="json")))
 
 
-def default_masker() -> TextMasker:
-    """The project's masker (imported lazily: it compiles its pattern set once per process)."""
-    from knowledge.masking import Masker
-
-    return Masker.default()
+async def mask_async(masker: TextMasker, text: str) -> str:
+    """`masker.mask(text)` from asyncio code: inline when small, in a thread when large."""
+    if len(text) <= INLINE_MASK_BYTES:
+        return masker.mask(text)
+    return await asyncio.to_thread(masker.mask, text)

@@ -1,7 +1,7 @@
 """The RQ job: collect → (wait for node kernel logs) → diagnose → store → quota → post.
 
 Each stage is idempotent against Redis state, so a job retried by RQ (an error) or re-queued after
-its worker died (abandoned) resumes instead of redoing visible work: a stored diagnosis is reused,
+its worker died (abandoned) resumes instead of redoing visible job_key: a stored diagnosis is reused,
 a recorded Slack ts continues the same thread (see `workers.posting`).
 
 Errors worth retrying (collector API down, Slack 5xx or timeout, Redis blips) propagate, and RQ
@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 import uuid
 from datetime import UTC, datetime
+from enum import StrEnum
 
 import structlog
 from slack_sdk.errors import SlackApiError
@@ -25,9 +26,21 @@ from workers.context import WorkerContext, current
 from workers.masking import mask_model
 from workers.ports import QuotaDecision
 from workers.posting import SlackPoster
-from workers.store import Store
+from workers.store import JobState, Store
 
 log = structlog.get_logger("denpex.pipeline")
+
+
+class Outcome(StrEnum):
+    """How one execution of the RQ job ended (its return value, kept by RQ)."""
+
+    missing = "missing"  # no job record: it expired, or was never written
+    already_posted = "already-posted"
+    unknown_job = "unknown-job"  # the scheduler does not know the job (permanent)
+    diagnosed = "diagnosed"  # stored, not posted (no Slack client or channel)
+    posted = "posted"
+
+
 #: how long one execution may hold a job's posting lock before another may take over
 POST_LEASE_SECONDS = 90
 
@@ -42,9 +55,15 @@ def collect(ctx: WorkerContext, job: JobRef) -> Evidence:
         collector = ctx.collectors.get(job.scheduler)
     except CollectorUnavailable as exc:
         log.warning("collector_unavailable", scheduler=job.scheduler.value, problem=str(exc))
-        return Evidence(job=job, missing=[MissingEvidence(
-            what=texts.collector_missing(job.scheduler.value),
-            next_action=texts.collector_next_action(job.scheduler.value, str(exc)))])
+        return Evidence(
+            job=job,
+            missing=[
+                MissingEvidence(
+                    what=texts.collector_missing(job.scheduler.value),
+                    next_action=texts.collector_next_action(job.scheduler.value, str(exc)),
+                )
+            ],
+        )
     return collector.collect(job)
 
 
@@ -60,34 +79,39 @@ def wait_for_node_logs(ctx: WorkerContext, store: Store, job: JobRef, received_a
 
 
 def kernel_sources(store: Store, job: JobRef) -> list[LogSource]:
-    return [LogSource(name=f"node-{node}.dmesg", data=entry.get("log", "").encode(), node=node, kind="kernel")
-            for node, entry in sorted(store.node_logs(job.key).items())]
+    return [
+        LogSource(name=f"node-{node}.dmesg", data=entry.log.encode(), node=node, kind="kernel")
+        for node, entry in sorted(store.node_logs(job.key).items())
+    ]
 
 
-def diagnose(ctx: WorkerContext, store: Store, work: str, job: JobRef, facts: list[str],
-             received_at: float) -> Diagnosis:
-    store.set_state(work, "collecting")
+def diagnose(
+    ctx: WorkerContext, store: Store, job_key: str, job: JobRef, facts: list[str], received_at: float
+) -> Diagnosis:
+    store.set_state(job_key, JobState.collecting)
     evidence = collect(ctx, job)
     missing_nodes = wait_for_node_logs(ctx, store, job, received_at)
     sources = list(evidence.sources) + kernel_sources(store, job)
     if facts and not any(s.kind == "scheduler" for s in evidence.sources):
-        sources.append(LogSource(name="scheduler-webhook.txt", data="\n".join(facts).encode(),
-                                 kind="scheduler"))
+        sources.append(
+            LogSource(name="scheduler-webhook.txt", data="\n".join(facts).encode(), kind="scheduler")
+        )
     missing = list(evidence.missing) + [
         MissingEvidence(what=texts.kernel_log_missing(n), next_action=texts.kernel_log_next_action(n))
-        for n in sorted(missing_nodes)]
-    store.set_state(work, "diagnosing")
+        for n in sorted(missing_nodes)
+    ]
+    store.set_state(job_key, JobState.diagnosing)
     diagnosis = ctx.get_engine().diagnose(sources, missing=missing)
     return mask_model(ctx.masker, diagnosis)
 
 
-def _quota(ctx: WorkerContext, store: Store, work: str) -> QuotaDecision:
+def _quota(ctx: WorkerContext, store: Store, job_key: str) -> QuotaDecision:
     """Take one unit of quota per job, once: the decision is recorded and reused on retries."""
-    recorded = store.post_state(work).get("quota")
-    if recorded:
-        return QuotaDecision.model_validate_json(recorded)
+    journal = store.post_journal(job_key)
+    if journal.quota:
+        return QuotaDecision.model_validate_json(journal.quota)
     decision = ctx.quota.consume(ctx.team_id)
-    store.update_post(work, quota=decision.model_dump_json())
+    journal.record_quota(decision.model_dump_json())
     return decision
 
 
@@ -95,20 +119,28 @@ def _quota(ctx: WorkerContext, store: Store, work: str) -> QuotaDecision:
 UNPOSTABLE = frozenset({"channel_not_found", "not_in_channel", "is_archived"})
 
 
-def _post(ctx: WorkerContext, store: Store, work: str, job: JobRef, diagnosis: Diagnosis | None,
-          decision: QuotaDecision, requested: str | None) -> tuple[str, str]:
+def _post(
+    ctx: WorkerContext,
+    store: Store,
+    job_key: str,
+    job: JobRef,
+    diagnosis: Diagnosis | None,
+    decision: QuotaDecision,
+    requested: str | None,
+) -> tuple[str, str]:
     """Post in the channel that asked (`/denpex diagnose`), else in `DENPEX_CHANNEL`; fall back to
     the latter when the bot cannot post where it was asked and nothing was posted there yet."""
     channel = requested or ctx.channel
+    assert ctx.slack is not None and channel is not None  # process() posts only with both
     try:
-        return SlackPoster(ctx.slack, channel, store, ctx.renderer).post(work, job, diagnosis, decision)
+        return SlackPoster(ctx.slack, channel, store, ctx.renderer).post(job_key, job, diagnosis, decision)
     except SlackApiError as exc:
         error = exc.response.get("error")
         fallback = ctx.channel if ctx.channel and ctx.channel != channel else None
-        if fallback is None or error not in UNPOSTABLE or store.post_state(work).get("ts"):
+        if fallback is None or error not in UNPOSTABLE or store.post_journal(job_key).ts:
             raise
-        log.warning("requested_channel_unpostable", job_key=work, error=error)
-        return SlackPoster(ctx.slack, fallback, store, ctx.renderer).post(work, job, diagnosis, decision)
+        log.warning("requested_channel_unpostable", job_key=job_key, error=error)
+        return SlackPoster(ctx.slack, fallback, store, ctx.renderer).post(job_key, job, diagnosis, decision)
 
 
 def _failure_end(job: JobRef, received_at: float) -> float:
@@ -118,46 +150,47 @@ def _failure_end(job: JobRef, received_at: float) -> float:
     return received_at
 
 
-def process(ctx: WorkerContext, work: str) -> str:
+def process(ctx: WorkerContext, job_key: str) -> Outcome:
     store = Store(ctx.redis, result_ttl=ctx.settings.result_ttl_seconds)
-    record = store.load_job(work)
+    record = store.load_job(job_key)
     if record is None:
-        log.warning("job_record_missing", job_key=work)
-        return "missing"
+        log.warning("job_record_missing", job_key=job_key)
+        return Outcome.missing
     job = record.job
-    if store.post_state(work).get("status") == "posted":
-        return "already-posted"
-    diagnosis = store.load_diagnosis(work)
+    if store.post_journal(job_key).posted:
+        return Outcome.already_posted
+    diagnosis = store.load_diagnosis(job_key)
     if diagnosis is None:
         try:
-            diagnosis = diagnose(ctx, store, work, job, record.facts, record.received_at)
+            diagnosis = diagnose(ctx, store, job_key, job, record.facts, record.received_at)
         except UnknownJob as exc:
-            store.set_state(work, "failed", error=ctx.masker.mask(str(exc))[:500])
-            log.warning("job_unknown", job_key=work)
-            return "unknown-job"
-        store.save_diagnosis(work, diagnosis)
-        diagnosis = store.load_diagnosis(work) or diagnosis  # a concurrent execution may have won
-        log.info("diagnosed", job_key=work, category=diagnosis.category, rank=diagnosis.initiating.rank)
-    store.set_state(work, "diagnosed", category=diagnosis.category)
+            store.set_state(job_key, JobState.failed, error=ctx.masker.mask(str(exc))[:500])
+            log.warning("job_unknown", job_key=job_key)
+            return Outcome.unknown_job
+        store.save_diagnosis(job_key, diagnosis)
+        diagnosis = store.load_diagnosis(job_key) or diagnosis  # a concurrent execution may have won
+        log.info("diagnosed", job_key=job_key, category=diagnosis.category, rank=diagnosis.initiating.rank)
+    store.set_state(job_key, JobState.diagnosed, category=diagnosis.category)
     if ctx.slack is None or not (record.channel or ctx.channel):
-        return "diagnosed"
+        return Outcome.diagnosed
     token = uuid.uuid4().hex
-    if not store.acquire_post_lock(work, token, POST_LEASE_SECONDS):
-        raise PostingBusy(work)  # another execution is posting this job; RQ retries later
+    if not store.acquire_post_lock(job_key, token, POST_LEASE_SECONDS):
+        raise PostingBusy(job_key)  # another execution is posting this job; RQ retries later
     try:
-        if store.post_state(work).get("status") == "posted":
-            return "already-posted"
-        decision = _quota(ctx, store, work)
-        channel, ts = _post(ctx, store, work, job, diagnosis if decision.allowed else None, decision,
-                            record.channel)
-        store.set_state(work, "posted", ts=ts, channel=channel)
+        if store.post_journal(job_key).posted:
+            return Outcome.already_posted
+        decision = _quota(ctx, store, job_key)
+        channel, ts = _post(
+            ctx, store, job_key, job, diagnosis if decision.allowed else None, decision, record.channel
+        )
+        store.set_state(job_key, JobState.posted, ts=ts, channel=channel)
         store.record_latency(max(time.time() - _failure_end(job, record.received_at), 0.0))
     finally:
-        store.release_post_lock(work, token)
-    log.info("posted", job_key=work, channel=channel, ts=ts, at=datetime.now(UTC).isoformat())
-    return "posted"
+        store.release_post_lock(job_key, token)
+    log.info("posted", job_key=job_key, channel=channel, ts=ts, at=datetime.now(UTC).isoformat())
+    return Outcome.posted
 
 
-def run_job(work: str) -> str:
+def run_job(job_key: str) -> Outcome:
     """The RQ job function (`workers.queueing.JOB_FUNC`)."""
-    return process(current(), work)
+    return process(current(), job_key)

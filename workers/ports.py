@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from denpex.core.plans import Plan
 from denpex.models import Diagnosis, JobRef
 
 
@@ -45,7 +46,7 @@ class Renderer(Protocol):
 
 class QuotaDecision(BaseModel):
     allowed: bool
-    plan: str = "free"
+    plan: Plan = Plan.free
     remaining: int = 0
     limit: int = 0
     note: str | None = Field(default=None, description="user-facing text when not allowed")

@@ -1,16 +1,18 @@
 """Posting one diagnosis to Slack exactly once, across retries and worker crashes.
 
-The order of writes is the whole design:
+The order of writes is the whole design; each is a step of the job's `PostJournal`
+(`workers.store`):
 
-1. before `chat.postMessage` for the root message, record `status=posting` and `posting_at`;
-2. post it with message metadata `denpex_diagnosis {job_key}`; record `channel` and `ts`;
-3. each thread reply likewise: record `reply_posting=i`, post (metadata `denpex_reply {job_key, index}`),
-   record `replies=i+1`; then the evidence file; then `status=posted`.
+1. `begin_root` before `chat.postMessage` for the root message (`status=posting`, `posting_at`);
+2. post it with message metadata `denpex_diagnosis {job_key}`; `root_posted` records channel and ts;
+3. each thread reply likewise: `begin_reply(i)`, post (metadata `denpex_reply {job_key, index}`),
+   `reply_done(i)`; then the evidence file (`file_done`); then `finish` (`status=posted`).
 
 A retry that finds `ts` continues the same thread from `replies`. A retry that finds `posting` without
 `ts` (the worker died between Slack answering and Redis recording) looks the root message up by its
 metadata in `conversations.history` before posting again; likewise for a reply in
-`conversations.replies`. So a message is never posted twice and a thread never forks.
+`conversations.replies`. So a message is never posted twice and a thread never forks. A request that
+Slack answered (even with an error) is `answered`: only one that got no answer may still land late.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ import time
 from typing import Any
 
 import structlog
+from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from slack_sdk.web import SlackResponse
 
 from denpex.models import Diagnosis, JobRef
 from workers.ports import QuotaDecision, Renderer, SlackMessage
-from workers.store import Store
+from workers.store import PostJournal, PostStatus, Store
 
 ROOT_EVENT = "denpex_diagnosis"
 REPLY_EVENT = "denpex_reply"
@@ -50,123 +54,155 @@ def _meta(message: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
 
 
 class SlackPoster:
-    def __init__(self, client: Any, channel: str, store: Store, renderer: Renderer) -> None:
+    def __init__(self, client: WebClient, channel: str, store: Store, renderer: Renderer) -> None:
         self.client, self.channel, self.store, self.renderer = client, channel, store, renderer
 
     # ------------------------------------------------------------- lookups
-    def _find_root(self, work: str, since: float) -> tuple[str, str] | None:
+    def _find_root(self, job_key: str, since: float) -> tuple[str, str] | None:
         cursor = None
         for _ in range(20):  # bounded paging
             resp = self.client.conversations_history(
-                channel=self.channel, oldest=f"{since - LOOKBACK_SECONDS:.6f}", include_all_metadata=True,
-                limit=200, cursor=cursor)
-            for message in resp.get("messages", []):
+                channel=self.channel,
+                oldest=f"{since - LOOKBACK_SECONDS:.6f}",
+                include_all_metadata=True,
+                limit=200,
+                cursor=cursor,
+            )
+            messages: list[dict[str, Any]] = resp.get("messages", [])
+            for message in messages:
                 event, payload = _meta(message)
-                if event == ROOT_EVENT and payload.get("job_key") == work:
+                if event == ROOT_EVENT and payload.get("job_key") == job_key:
                     return self.channel, message["ts"]
             cursor = (resp.get("response_metadata") or {}).get("next_cursor")
             if not cursor:
                 return None
         return None
 
-    def _lookup(self, work: str, since: float) -> tuple[str, str] | None:
+    def _lookup(self, job_key: str, since: float) -> tuple[str, str] | None:
         """`_find_root`, except that a channel we cannot read (a name instead of an ID, no history
         scope) falls back to posting: a possible duplicate beats never posting. Transient errors raise."""
         try:
-            return self._find_root(work, since)
+            return self._find_root(job_key, since)
         except SlackApiError as exc:
             error = exc.response.get("error") if exc.response is not None else None
             if error not in UNREADABLE_CHANNEL:
                 raise
-            log.warning("history_unreadable", job_key=work, error=error)
+            log.warning("history_unreadable", job_key=job_key, error=error)
             return None
 
-    def _reply_exists(self, work: str, channel: str, ts: str, index: int) -> bool:
-        resp = self.client.conversations_replies(channel=channel, ts=ts, include_all_metadata=True,
-                                                 limit=1000)
-        for message in resp.get("messages", []):
+    def _reply_exists(self, job_key: str, channel: str, ts: str, index: int) -> bool:
+        resp = self.client.conversations_replies(
+            channel=channel, ts=ts, include_all_metadata=True, limit=1000
+        )
+        messages: list[dict[str, Any]] = resp.get("messages", [])
+        for message in messages:
             event, payload = _meta(message)
-            if event == REPLY_EVENT and payload.get("job_key") == work and payload.get("index") == index:
+            if event == REPLY_EVENT and payload.get("job_key") == job_key and payload.get("index") == index:
                 return True
         return False
 
-    def _settle(self, work: str, state: dict[str, str], field: str) -> None:
+    def _settle(self, job_key: str, journal: PostJournal, sent_at: str | None) -> None:
         """Raise `PostInFlight` while a timed-out earlier request for this message may still land.
 
         Only a request that got no answer (timeout, dropped connection) can land late; one Slack
         answered with an error was recorded as `answered` and is settled at once.
         """
-        sent_at = state.get(field)
-        if not sent_at or state.get("answered") == sent_at:
+        if not sent_at or journal.answered_at == sent_at:
             return
         timeout = float(getattr(self.client, "timeout", 15) or 15)
         if time.time() - float(sent_at) < SETTLE_TIMEOUTS * timeout:
-            raise PostInFlight(work)
+            raise PostInFlight(job_key)
 
-    def _send(self, work: str, sent_at: float, *args: Any, **kwargs: Any) -> Any:
+    def _send(self, journal: PostJournal, sent_at: float, *args: Any, **kwargs: Any) -> SlackResponse:
         try:
             return self._post(*args, **kwargs)
         except SlackApiError:  # Slack answered: this request is not in flight any more
-            self.store.update_post(work, answered=str(sent_at))
+            journal.answered(sent_at)
             raise
 
     # ------------------------------------------------------------- posting
-    def _post(self, channel: str, message: SlackMessage, event: str, payload: dict[str, Any],
-              thread_ts: str | None = None) -> Any:
+    def _post(
+        self,
+        channel: str,
+        message: SlackMessage,
+        event: str,
+        payload: dict[str, Any],
+        thread_ts: str | None = None,
+    ) -> SlackResponse:
         return self.client.chat_postMessage(
-            channel=channel, text=message.text, blocks=message.blocks or None, thread_ts=thread_ts,
-            metadata={"event_type": event, "event_payload": payload}, unfurl_links=False, unfurl_media=False)
+            channel=channel,
+            text=message.text,
+            blocks=message.blocks or None,
+            thread_ts=thread_ts,
+            metadata={"event_type": event, "event_payload": payload},
+            unfurl_links=False,
+            unfurl_media=False,
+        )
 
     def _root(
-        self, work: str, job: JobRef, diagnosis: Diagnosis | None, quota: QuotaDecision
+        self, job_key: str, job: JobRef, diagnosis: Diagnosis | None, quota: QuotaDecision
     ) -> tuple[str, str]:
-        state = self.store.post_state(work)
-        if state.get("ts"):
-            return state["channel"], state["ts"]
-        if state.get("status") == "posting":
-            found = self._lookup(work, float(state.get("posting_at", time.time())))
+        journal = self.store.post_journal(job_key)
+        if journal.ts:
+            return str(journal.channel), journal.ts
+        if journal.status is PostStatus.posting:
+            found = self._lookup(job_key, float(journal.posting_at or time.time()))
             if found:
-                log.info("root_recovered", job_key=work, ts=found[1])
-                self.store.update_post(work, channel=found[0], ts=found[1])
+                log.info("root_recovered", job_key=job_key, ts=found[1])
+                journal.root_posted(*found)
                 return found
-            self._settle(work, state, "posting_at")
+            self._settle(job_key, journal, journal.posting_at)
         sent_at = time.time()
-        self.store.update_post(work, status="posting", posting_at=str(sent_at))
-        message = self.renderer.root_message(job, diagnosis if quota.allowed else None,
-                                             quota_note=None if quota.allowed else quota.note)
-        resp = self._send(work, sent_at, self.channel, message, ROOT_EVENT, {"job_key": work})
-        channel, ts = resp["channel"], resp["ts"]
-        self.store.update_post(work, channel=channel, ts=ts)
+        journal.begin_root(sent_at)
+        message = self.renderer.root_message(
+            job, diagnosis if quota.allowed else None, quota_note=None if quota.allowed else quota.note
+        )
+        resp = self._send(journal, sent_at, self.channel, message, ROOT_EVENT, {"job_key": job_key})
+        channel, ts = str(resp["channel"]), str(resp["ts"])
+        journal.root_posted(channel, ts)
         return channel, ts
 
-    def _replies(self, work: str, job: JobRef, diagnosis: Diagnosis, channel: str, ts: str) -> None:
+    def _replies(self, job_key: str, job: JobRef, diagnosis: Diagnosis, channel: str, ts: str) -> None:
         messages = self.renderer.thread_messages(job, diagnosis)
-        state = self.store.post_state(work)
-        done = int(state.get("replies", 0))
-        for index in range(done, len(messages)):
-            pending = state.get("reply_posting") == str(index)
-            if not (pending and self._reply_exists(work, channel, ts, index)):
+        journal = self.store.post_journal(job_key)
+        # only the first reply of this execution can be one an earlier execution left in flight
+        in_flight = journal.reply_posting
+        for index in range(journal.replies, len(messages)):
+            pending = in_flight == index
+            if not (pending and self._reply_exists(job_key, channel, ts, index)):
                 if pending:
-                    self._settle(work, state, "reply_posting_at")
+                    self._settle(job_key, journal, journal.reply_posting_at)
                 sent_at = time.time()
-                self.store.update_post(work, reply_posting=index, reply_posting_at=str(sent_at))
-                self._send(work, sent_at, channel, messages[index], REPLY_EVENT,
-                           {"job_key": work, "index": index}, ts)
-            self.store.update_post(work, replies=index + 1)
-            state = {}
-        if not self.store.post_state(work).get("file"):
+                journal.begin_reply(index, sent_at)
+                self._send(
+                    journal,
+                    sent_at,
+                    channel,
+                    messages[index],
+                    REPLY_EVENT,
+                    {"job_key": job_key, "index": index},
+                    ts,
+                )
+            journal.reply_done(index)
+            in_flight = None
+        if not self.store.post_journal(job_key).file_uploaded:
             evidence = self.renderer.evidence_file(job, diagnosis)
             if evidence is not None:
-                self.client.files_upload_v2(channel=channel, thread_ts=ts, content=evidence.content,
-                                            filename=evidence.filename, title=evidence.title)
-            self.store.update_post(work, file=1)
+                self.client.files_upload_v2(
+                    channel=channel,
+                    thread_ts=ts,
+                    content=evidence.content,
+                    filename=evidence.filename,
+                    title=evidence.title,
+                )
+            journal.file_done()
 
     def post(
-        self, work: str, job: JobRef, diagnosis: Diagnosis | None, quota: QuotaDecision
+        self, job_key: str, job: JobRef, diagnosis: Diagnosis | None, quota: QuotaDecision
     ) -> tuple[str, str]:
         """Post (or finish posting) the job's thread; returns (channel, root ts)."""
-        channel, ts = self._root(work, job, diagnosis, quota)
+        channel, ts = self._root(job_key, job, diagnosis, quota)
         if quota.allowed and diagnosis is not None:
-            self._replies(work, job, diagnosis, channel, ts)
-        self.store.update_post(work, status="posted")
+            self._replies(job_key, job, diagnosis, channel, ts)
+        self.store.post_journal(job_key).finish()
         return channel, ts

@@ -1,7 +1,7 @@
 """Putting a job on the RQ queue: the job function, its id, retries and timeouts in one place.
 
-The server calls `enqueue` after it has won the dedupe gate (see `workers.store`); the RQ job carries
-only the work key, everything else is read back from Redis by the worker, so a retried or
+`workers.admission` calls `enqueue` after it has won the dedupe gate; the RQ job carries
+only the job key, everything else is read back from Redis by the worker, so a retried or
 re-enqueued job always sees the current state.
 """
 
@@ -18,24 +18,24 @@ RETRY_INTERVALS = (0, 5, 20, 60, 180)
 JOB_TIMEOUT = 900
 
 
-def rq_job_id(work: str) -> str:
-    """Deterministic: re-enqueueing the same work overwrites, it never forks a second RQ job."""
-    return "denpex-" + hashlib.sha256(work.encode()).hexdigest()[:32]
+def rq_job_id(job_key: str) -> str:
+    """Deterministic: re-enqueueing the same job key overwrites, it never forks a second RQ job."""
+    return "denpex-" + hashlib.sha256(job_key.encode()).hexdigest()[:32]
 
 
 def retry_policy() -> Retry:
     return Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS))
 
 
-def enqueue(queue: Queue, work: str, *, result_ttl: int, job_timeout: int = JOB_TIMEOUT) -> str:
+def enqueue(queue: Queue, job_key: str, *, result_ttl: int, job_timeout: int = JOB_TIMEOUT) -> str:
     job = queue.enqueue(
         JOB_FUNC,
-        work,
-        job_id=rq_job_id(work),
+        job_key,
+        job_id=rq_job_id(job_key),
         retry=retry_policy(),
         job_timeout=job_timeout,
         result_ttl=result_ttl,
         failure_ttl=result_ttl,
-        description=f"diagnose {work}",
+        description=f"diagnose {job_key}",
     )
     return job.id

@@ -19,17 +19,34 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import redis
 
+from denpex.core.plans import Plan, RedemptionStatus
 from denpex.texts import slack as texts
 from workers.ports import QuotaDecision
+from workers.store import as_str
+
+__all__ = [
+    "FREE",
+    "FREE_DAILY",
+    "PREFIX",
+    "SCALE",
+    "Plan",
+    "PlanStatus",
+    "Quota",
+    "Redemption",
+    "RedemptionStatus",
+    "hash_code",
+    "normalize_code",
+]
 
 PREFIX = "denpex:quota:"
 FREE_DAILY = 3
-FREE, SCALE = "free", "scale"
+FREE, SCALE = Plan.free, Plan.scale
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
 _DAY = 86400
 
@@ -68,7 +85,7 @@ return {'ok', expires, tonumber(c[2])}
 def normalize_code(code: str) -> str:
     """Codes are typed by people: ignore case, dashes, spaces, and read O/I/L as 0/1/1."""
     raw = "".join(ch for ch in code.upper() if ch.isalnum())
-    raw = raw.translate(str.maketrans({"O": "0", "I": "1", "L": "1"}))
+    raw = raw.translate(str.maketrans("OIL", "011"))
     return raw.removeprefix("DPX")
 
 
@@ -82,7 +99,7 @@ def _day(now: float) -> str:
 
 @dataclass(frozen=True)
 class PlanStatus:
-    plan: str
+    plan: Plan | str
     limit: int
     used: int
     expires_at: float | None
@@ -98,19 +115,21 @@ class PlanStatus:
 
 @dataclass(frozen=True)
 class Redemption:
-    status: str  # ok | unknown | used | expired
+    status: RedemptionStatus
     expires_at: float | None = None
     daily_limit: int = 0
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.status is RedemptionStatus.ok
 
 
 class Quota:
     """Implements `workers.ports.QuotaGate` (sync: called from RQ jobs and, via a thread, the bot)."""
 
-    def __init__(self, client: redis.Redis, *, free_daily: int = FREE_DAILY, clock=time.time) -> None:
+    def __init__(
+        self, client: redis.Redis, *, free_daily: int = FREE_DAILY, clock: Callable[[], float] = time.time
+    ) -> None:
         self.r = client
         self.free_daily = free_daily
         self.clock = clock
@@ -136,7 +155,7 @@ class Quota:
         now = self.clock()
         keys = [self.plan_key(team_id), self.used_key(team_id, _day(now))]
         allowed, plan, remaining, limit = self._consume(keys=keys, args=[self.free_daily, now, 2 * _DAY])
-        plan = plan.decode() if isinstance(plan, bytes) else str(plan)
+        plan = as_str(plan)
         note = None if allowed else texts.quota_exhausted_note(plan, int(limit))
         return QuotaDecision(
             allowed=bool(allowed), plan=plan, remaining=int(remaining), limit=int(limit), note=note
@@ -147,7 +166,7 @@ class Quota:
         plan, limit, expires = self.r.hmget(self.plan_key(team_id), "plan", "limit", "expires_at")
         used = int(self.r.get(self.used_key(team_id, _day(now))) or 0)
         if plan and expires and float(expires) > now:
-            return PlanStatus(plan.decode(), int(limit), used, float(expires))
+            return PlanStatus(as_str(plan), int(limit or 0), used, float(expires))
         return PlanStatus(FREE, self.free_daily, used, None)
 
     # ------------------------------------------------------------------ codes
@@ -181,11 +200,11 @@ class Quota:
     def redeem(self, team_id: str, code: str) -> Redemption:
         """Move the workspace to Scale; a code works once, for one workspace."""
         if len(normalize_code(code)) != 20:
-            return Redemption("unknown")
+            return Redemption(RedemptionStatus.unknown)
         digest = hash_code(code)
         keys = [self.code_key(digest), self.plan_key(team_id)]
         status, expires, limit = self._redeem(keys=keys, args=[team_id, int(self.clock()), digest[:12]])
-        status = status.decode() if isinstance(status, bytes) else str(status)
-        if status != "ok":
-            return Redemption(status)
-        return Redemption("ok", float(expires), int(limit))
+        outcome = RedemptionStatus(as_str(status))
+        if outcome is not RedemptionStatus.ok:
+            return Redemption(outcome)
+        return Redemption(outcome, float(expires), int(limit))

@@ -58,7 +58,7 @@ class DenpexWorker(Worker):
         return int(max(interval, 1)) + self.heartbeat_grace
 
     def setup_work_horse_signals(self) -> None:
-        super().setup_work_horse_signals()
+        super().setup_work_horse_signals()  # type: ignore[no-untyped-call]  # rq leaves it untyped
         die_with_parent(signal.SIGKILL)
 
     def perform_job(self, job: Job, queue: Queue, *args: Any, **kwargs: Any) -> bool:
@@ -94,7 +94,13 @@ def build_worker(
     return worker
 
 
-def run_worker(ctx: WorkerContext, *, burst: bool = False, with_scheduler: bool = True,
-               logging_level: str = "WARNING", **options: Any) -> bool:
+def run_worker(
+    ctx: WorkerContext,
+    *,
+    burst: bool = False,
+    with_scheduler: bool = True,
+    logging_level: str = "WARNING",
+    **options: Any,
+) -> bool:
     worker = build_worker(ctx, **options)
     return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level=logging_level)

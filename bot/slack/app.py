@@ -11,52 +11,46 @@ client at a fake server). The same listeners serve both transports:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
 import redis
 import structlog
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.commands import register_commands
+from bot.slack.deps import SlackDeps
 from bot.slack.followups import register_followups
-from bot.slack.jobs import DefaultResolver, JobResolver, Submitter, pipeline_submitter
+from bot.slack.jobs import DefaultResolver, JobResolver, PipelineSubmitter, Submitter
 from bot.slack.llm import LlmPhraser
-from bot.slack.threads import SlackState
 from denpex.settings import Settings
 from denpex.texts import slack as texts
-from knowledge.schema import Entry
+from integrations.slack_client import make_async_web_client
+from knowledge.masking import Masker
+from knowledge.schema import ENTRIES_DIR, Entry, EntryError, load_entries, load_entry
+from workers.admission import Admission
 from workers.quota import Quota
+
+__all__ = [
+    "EVENTS_PATH",
+    "SlackDeps",
+    "create_slack_app",
+    "install_slack_routes",
+    "load_entry_map",
+    "make_client",
+    "make_llm",
+    "socket_mode_handler",
+]
 
 EVENTS_PATH = "/slack/events"
 log = structlog.get_logger("denpex.slack")
 
 
-@dataclass
-class SlackDeps:
-    """Everything the listeners use; built once per process by `create_slack_app`."""
-
-    settings: Settings
-    redis: redis.Redis
-    quota: Quota
-    resolver: JobResolver
-    submitter: Submitter
-    entries: dict[str, Entry] = field(default_factory=dict)
-    llm: LlmPhraser | None = None
-    state: SlackState = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.state = SlackState(self.redis)
-
-
 def load_entry_map() -> dict[str, Entry]:
     """Every knowledge entry by id. A broken cross-reference must not silence follow-ups, so on a
     load error each file is loaded on its own and the bad ones are skipped (and logged)."""
-    from knowledge.schema import ENTRIES_DIR, EntryError, load_entries, load_entry
-
     try:
         return {e.id: e for e in load_entries()}
     except EntryError as exc:
@@ -75,17 +69,12 @@ def load_entry_map() -> dict[str, Entry]:
 def make_llm(settings: Settings) -> LlmPhraser | None:
     if not settings.llm_url:
         return None
-    from workers.masking import default_masker
-
-    return LlmPhraser(settings.llm_url, settings.llm_model, default_masker())
+    return LlmPhraser(settings.llm_url, settings.llm_model, Masker.default())
 
 
 def _standalone_submitter(settings: Settings) -> Submitter:
-    """For a process without the webhook server (Socket Mode only): the server's admission path."""
-    from bot.server import build_deps
-    from workers.masking import default_masker
-
-    return pipeline_submitter(settings, build_deps(settings, default_masker()))
+    """For an app built without a submitter (Socket Mode only, tests): an `Admission` of its own."""
+    return PipelineSubmitter(Admission.connect(settings, Masker.default()))
 
 
 def create_slack_app(
@@ -140,16 +129,14 @@ def install_slack_routes(web_app: web.Application, slack_app: AsyncApp, path: st
     web_app.router.add_post(path, slack_events)
 
 
-def socket_mode_handler(slack_app: AsyncApp, app_token: str, client: AsyncWebClient) -> Any:
+def socket_mode_handler(
+    slack_app: AsyncApp, app_token: str, client: AsyncWebClient
+) -> AsyncSocketModeHandler:
     """Bolt's aiohttp Socket Mode handler; `await handler.connect_async()` / `close_async()`."""
-    from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
-
     return AsyncSocketModeHandler(slack_app, app_token, web_client=client)
 
 
 def make_client(settings: Settings) -> AsyncWebClient:
     """The app's Web API client: `SLACK_API_URL` honoured, 429s retried after Retry-After."""
-    from integrations.slack_client import make_async_web_client
-
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     return make_async_web_client(token, settings.slack_api_url)

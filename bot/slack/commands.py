@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from bot.slack.jobs import K8S_ID, SAFE_ID, UnknownCluster, UnknownJobId
+from bot.slack.jobs import UnknownCluster, UnknownJobId
 from bot.slack.mrkdwn import clip, escape
+from denpex.core.ids import K8S_NAMESPACED_NAME, is_safe_id
 from denpex.texts import slack as texts
 from workers.posting import ROOT_EVENT
 
 if TYPE_CHECKING:
     from slack_bolt.async_app import AsyncApp
 
-    from bot.slack.app import SlackDeps
+    from bot.slack.deps import SlackDeps
 
 log = structlog.get_logger("denpex.slack.commands")
 
@@ -47,9 +48,9 @@ def parse_diagnose(args: list[str]) -> tuple[str, str | None]:
             job_id = word
     if not job_id:
         raise UsageError(texts.DIAGNOSE_USAGE)
-    if not (SAFE_ID.match(job_id) or K8S_ID.match(job_id)):
+    if not (is_safe_id(job_id) or K8S_NAMESPACED_NAME.match(job_id)):
         raise UsageError(texts.bad_job_id(escape(job_id[:64])))
-    if cluster is not None and not SAFE_ID.match(cluster):
+    if cluster is not None and not is_safe_id(cluster):
         raise UsageError(texts.unknown_cluster(escape(cluster[:64]), []))
     return job_id, cluster
 

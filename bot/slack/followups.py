@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from bot.slack.answers import Answerer
+from bot.slack.answers import render
 from bot.slack.mrkdwn import clip, escape, section
 from denpex.models import Diagnosis
 from denpex.texts import slack as texts
@@ -28,7 +28,7 @@ from workers.store import Store
 if TYPE_CHECKING:
     from slack_bolt.async_app import AsyncApp
 
-    from bot.slack.app import SlackDeps
+    from bot.slack.deps import SlackDeps
 
 log = structlog.get_logger("denpex.slack.followups")
 MENTION = re.compile(r"<@[A-Z0-9]+>")
@@ -84,8 +84,7 @@ class Followups:
         )
 
     async def answer_text(self, question: str, diagnosis: Diagnosis) -> str:
-        entry = self.deps.entries.get(diagnosis.entry.id) if diagnosis.entry else None
-        answer = Answerer(diagnosis, entry, self.deps.entries).answer(question)
+        answer = render(self.deps.answers.answer(diagnosis, question))
         if self.deps.llm is not None and answer.known:
             phrased = await self.deps.llm.phrase(question, answer.material, fallback="")
             if phrased:
@@ -121,8 +120,8 @@ class Followups:
         if not await self.deps.state.first_delivery(body.get("event_id")):
             return
         bot_ids = {i for i in (context.get("bot_user_id"), context.get("bot_id")) if i}
-        work = await self.deps.state.thread_job(client, channel, thread_ts, bot_ids)
-        if work is None:
+        job_key = await self.deps.state.thread_job(client, channel, thread_ts, bot_ids)
+        if job_key is None:
             return
         team = body.get("team_id") or event.get("team") or ""
         status = await asyncio.to_thread(self.deps.quota.status, team)
@@ -130,13 +129,13 @@ class Followups:
             if mentioned or await self.deps.state.once_per_thread(channel, thread_ts, "upsell"):
                 await self._reply(client, channel, thread_ts, texts.FOLLOWUP_SCALE_ONLY)
             return
-        diagnosis = await asyncio.to_thread(self.store.load_diagnosis, work)
+        diagnosis = await asyncio.to_thread(self.store.load_diagnosis, job_key)
         if diagnosis is None:
             await self._reply(client, channel, thread_ts, texts.DIAGNOSIS_EXPIRED)
             return
         reply = await self.answer_text(text, diagnosis)
         await self._reply(client, channel, thread_ts, reply)
-        log.info("followup_answered", job_key=work)
+        log.info("followup_answered", job_key=job_key)
 
 
 def register_followups(app: AsyncApp, deps: SlackDeps) -> None:

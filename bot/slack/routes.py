@@ -1,5 +1,6 @@
-"""How `denpex serve` mounts the Slack app: `route_installers(settings, deps)` (found by
-`denpex.cli._runtime.slack_route_installers`).
+"""How `denpex serve` mounts the Slack app: `route_installers(settings, ...)`, called by the
+composition root (`denpex.cli._runtime.slack_route_installers`) with the server's Redis client, its
+`Admission` and the job resolver.
 
 - `SLACK_BOT_TOKEN` + `SLACK_SIGNING_SECRET`: Bolt at `POST /slack/events` (Events API, slash commands).
 - `SLACK_BOT_TOKEN` + `SLACK_APP_TOKEN`: Socket Mode, connected when the server starts and closed when
@@ -10,23 +11,24 @@ Neither: no Slack routes; the webhook server runs alone.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
+import redis
 import structlog
 from aiohttp import web
+from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 
 from bot.slack.app import create_slack_app, install_slack_routes, make_client, socket_mode_handler
-from bot.slack.jobs import pipeline_submitter
+from bot.slack.jobs import JobResolver, PipelineSubmitter
 from denpex.settings import Settings
-
-if TYPE_CHECKING:
-    from bot.server import ServerDeps
+from workers.admission import Admission
 
 log = structlog.get_logger("denpex.slack")
-SOCKET = web.AppKey("denpex_slack_socket", object)
+SOCKET = web.AppKey("denpex_slack_socket", AsyncSocketModeHandler)
 
 
-def route_installers(settings: Settings, deps: ServerDeps) -> list[Callable[[web.Application], None]]:
+def route_installers(
+    settings: Settings, *, redis_client: redis.Redis, admission: Admission, resolver: JobResolver
+) -> list[Callable[[web.Application], None]]:
     has_http = settings.slack_signing_secret is not None
     has_socket = settings.slack_app_token is not None
     if settings.slack_bot_token is None or not (has_http or has_socket):
@@ -35,7 +37,11 @@ def route_installers(settings: Settings, deps: ServerDeps) -> list[Callable[[web
     def install(web_app: web.Application) -> None:
         client = make_client(settings)
         slack_app = create_slack_app(
-            settings, client=client, redis=deps.redis, submitter=pipeline_submitter(settings, deps)
+            settings,
+            client=client,
+            redis=redis_client,
+            resolver=resolver,
+            submitter=PipelineSubmitter(admission),
         )
         if has_http:
             install_slack_routes(web_app, slack_app)
@@ -44,13 +50,13 @@ def route_installers(settings: Settings, deps: ServerDeps) -> list[Callable[[web
             token = settings.slack_app_token.get_secret_value()
 
             async def start_socket(app: web.Application) -> None:
-                handler: Any = socket_mode_handler(slack_app, token, client)
+                handler = socket_mode_handler(slack_app, token, client)
                 await handler.connect_async()
                 app[SOCKET] = handler
                 log.info("slack_socket_mode_connected")
 
             async def stop_socket(app: web.Application) -> None:
-                handler: Any = app.get(SOCKET)
+                handler = app.get(SOCKET)
                 if handler is not None:
                     await handler.close_async()
 

@@ -16,6 +16,7 @@ from typing import Any
 import redis
 
 from bot.slack.render import job_key_from_message
+from workers.store import as_str
 
 PREFIX = "denpex:slack:"
 EVENT_TTL = 3600
@@ -43,7 +44,7 @@ class SlackState:
         key = f"{PREFIX}thread:{channel}:{thread_ts}"
         cached = await asyncio.to_thread(self.r.get, key)
         if cached is not None:
-            value = cached.decode()
+            value = as_str(cached)
             return None if value == "-" else value
         resp = await client.conversations_replies(
             channel=channel, ts=thread_ts, limit=1, include_all_metadata=True
@@ -51,6 +52,6 @@ class SlackState:
         messages = resp.get("messages") or []
         root = messages[0] if messages else {}
         ours = bool({root.get("bot_id"), root.get("user")} & bot_ids)
-        work = job_key_from_message(root) if ours and root.get("ts") == thread_ts else None
-        await asyncio.to_thread(self.r.set, key, work or "-", ex=THREAD_TTL)
-        return work
+        job_key = job_key_from_message(root) if ours and root.get("ts") == thread_ts else None
+        await asyncio.to_thread(self.r.set, key, job_key or "-", ex=THREAD_TTL)
+        return job_key

@@ -6,12 +6,12 @@ pay for Slack, Redis or Kubernetes imports it never uses.
 
 from __future__ import annotations
 
-import importlib
-
 import typer
 
-#: modules under denpex.cli that each define `register(app)`; a module that is absent is skipped
-COMMAND_MODULES = ("diagnose", "serve", "worker", "demo", "codes", "watch_k8s", "node_agent")
+from denpex.cli import codes, demo, diagnose, node_agent, serve, watch_k8s, worker
+
+#: each defines `register(app)`; `denpex --help` lists them in this order
+COMMAND_MODULES = (diagnose, serve, worker, demo, codes, watch_k8s, node_agent)
 
 
 def create_cli() -> typer.Typer:
@@ -22,13 +22,7 @@ def create_cli() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
     )
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"denpex.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"denpex.cli.{name}":
-                raise
-            continue
+    for module in COMMAND_MODULES:
         module.register(app)
 
     @app.command("version")

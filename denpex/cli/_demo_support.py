@@ -33,9 +33,13 @@ class Proc:
     def __init__(
         self, args: list[str], env: dict[str, str] | None = None, log: IO[bytes] | None = None
     ) -> None:
-        self.popen = subprocess.Popen(args, env=env, stdout=log or subprocess.DEVNULL,
-                                      stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
-                                      start_new_session=True)
+        self.popen = subprocess.Popen(
+            args,
+            env=env,
+            stdout=log or subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
     def stop(self, timeout: float = 5.0) -> None:
         if self.popen.poll() is not None:
@@ -57,8 +61,23 @@ def start_redis(workdir: Path, timeout: float = 10.0) -> tuple[Proc, str]:
     if binary is None:
         raise RuntimeError(texts.no_redis_server())
     port = free_port()
-    proc = Proc([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                 "--dir", str(workdir), "--loglevel", "warning"])
+    proc = Proc(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+            "--loglevel",
+            "warning",
+        ]
+    )
     url = f"redis://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url, socket_connect_timeout=0.2)
     deadline = time.monotonic() + timeout
@@ -129,8 +148,16 @@ def print_thread(root: Any, replies: list[Any], evidence: Any, heading: str) -> 
     console.print(f"\n[bold]{escape(heading)}[/bold]\n")
     console.print(Panel(escape(message_text(root)), title="#channel", title_align="left"))
     for i, reply in enumerate(replies, 1):
-        console.print(Panel(escape(message_text(reply)), title=f"thread reply {i}", title_align="left",
-                            border_style="cyan"))
+        console.print(
+            Panel(
+                escape(message_text(reply)),
+                title=f"thread reply {i}",
+                title_align="left",
+                border_style="cyan",
+            )
+        )
     if evidence is not None:
-        console.print(f"[dim]+ file in the thread: {escape(evidence.filename)} "
-                      f"({len(evidence.content)} characters of masked evidence)[/dim]")
+        console.print(
+            f"[dim]+ file in the thread: {escape(evidence.filename)} "
+            f"({len(evidence.content)} characters of masked evidence)[/dim]"
+        )

@@ -1,62 +1,86 @@
-"""Process wiring shared by `denpex serve`, `denpex worker` and `denpex demo`.
+"""The composition root: process wiring shared by `denpex serve`, `denpex worker` and `denpex demo`.
 
-Builds the concrete objects the lower layers take as arguments: logging, the worker context with the
-Slack app's renderer and quota gate when they are installed (the plain ones otherwise), and the
-server's route installers from the Slack app.
+Builds the concrete objects the lower layers take as arguments: logging, the worker context (engine,
+masker, Slack client, the Slack app's Block Kit renderer and quota gate), the job resolver with its
+Slurm and Kubernetes clients, and the server's routes from the Slack app, which gets the server's
+one `Admission`. Heavy imports stay inside the functions, so `denpex diagnose` pays for none of them.
 """
 
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
-from typing import Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
+from pydantic import SecretStr
 
+from denpex.models import Scheduler
 from denpex.settings import Settings
+
+if TYPE_CHECKING:
+    import redis
+    from slack_sdk import WebClient
+
+    from bot.server import RouteInstaller, ServerDeps
+    from bot.slack.jobs import DefaultResolver
+    from knowledge.schema import Entry
+    from workers.context import WorkerContext
+    from workers.ports import QuotaGate, Renderer
 
 
 def configure_logging(level: str = "INFO") -> None:
-    """JSON lines on stderr. Secrets never reach a log call: settings are SecretStr, logs are masked."""
+    """JSON lines on stderr, one style for Denpex's own events and for libraries' stdlib logging
+    (rq, Bolt, aiohttp, urllib3), which structlog's stdlib bridge renders the same way. Secrets never
+    reach a log call: settings are SecretStr, logs are masked."""
     numeric = logging.getLevelName(level.upper()) if isinstance(level, str) else level
     if not isinstance(numeric, int):
         numeric = logging.INFO
-    logging.basicConfig(stream=sys.stderr, level=numeric, format="%(message)s")
+    stamp = structlog.processors.TimeStamper(fmt="iso", utc=True)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            stamp,
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[structlog.stdlib.add_log_level, structlog.stdlib.add_logger_name, stamp],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.JSONRenderer(),
+            ],
+        )
+    )
+    root = logging.getLogger()
+    if not root.handlers:  # a host that configured logging itself (a test runner) keeps its own
+        root.addHandler(handler)
+    root.setLevel(numeric)
 
 
-def _secret(value: Any) -> str | None:
+def _secret(value: SecretStr | None) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
-def make_renderer(entries: Any = None) -> Any:
-    """The Slack app's Block Kit renderer when present, else the plain one. `entries`: id → Entry."""
-    try:
-        from bot.slack.render import BlockKitRenderer
-    except ImportError:
-        from workers.render import PlainRenderer
+def make_renderer(entries: Mapping[str, Entry] | None = None) -> Renderer:
+    """The Slack app's Block Kit renderer; `entries` (id → Entry) supplies fix snippets."""
+    from bot.slack.render import BlockKitRenderer
 
-        return PlainRenderer()
     return BlockKitRenderer(entries=entries)
 
 
-def make_quota(client: Any) -> Any:
-    try:
-        from workers.quota import Quota
-    except ImportError:
-        from workers.context import AlwaysAllow
+def make_quota(client: redis.Redis) -> QuotaGate:
+    from workers.quota import Quota
 
-        return AlwaysAllow()
     return Quota(client)
 
 
@@ -65,9 +89,9 @@ def build_worker_context(
     *,
     post: bool | None = None,
     quota: bool = True,
-    collectors: dict[Any, str] | None = None,
-    entries: Any = None,
-) -> Any:
+    collectors: dict[Scheduler, str] | None = None,
+    entries: Path | None = None,
+) -> WorkerContext:
     """Everything a worker needs; posts to Slack when a bot token and channel are configured."""
     import redis
 
@@ -80,7 +104,9 @@ def build_worker_context(
     settings.require("REDIS_URL")
     client = redis.Redis.from_url(settings.redis_url or "", socket_connect_timeout=5, socket_timeout=30)
     masker = Masker.default()
-    engine = Engine.load(entries, masker=masker)
+    # knowledge.engine's own masker protocol does not match Masker yet; it is being unified with
+    # knowledge.masking's, and this ignore goes then (mypy flags it as unused)
+    engine = Engine.load(entries, masker=masker)  # type: ignore[arg-type]
     token = _secret(settings.slack_bot_token)
     post = bool(token and settings.channel) if post is None else post
     timeout = settings.slack_timeout_seconds
@@ -89,10 +115,16 @@ def build_worker_context(
     if slack is not None:
         team_id = _team_id(slack, settings.slack_api_url)
     return WorkerContext(
-        settings=settings, redis=client, masker=masker, renderer=make_renderer(engine.entries),
+        settings=settings,
+        redis=client,
+        masker=masker,
+        renderer=make_renderer(engine.entries),
         collectors=CollectorRegistry(settings, collectors),
         quota=make_quota(client) if (post and quota) else AlwaysAllow(),
-        slack=slack, channel=settings.channel if post else None, team_id=team_id, engine=engine,
+        slack=slack,
+        channel=settings.channel if post else None,
+        team_id=team_id,
+        engine=engine,
     )
 
 
@@ -100,7 +132,7 @@ class StartupError(RuntimeError):
     """A dependency is misconfigured or unreachable at start-up; `str()` is the one-line message."""
 
 
-def _team_id(slack: Any, api_url: str) -> str:
+def _team_id(slack: WebClient, api_url: str) -> str:
     """auth.test once at start-up: a bad token is a one-line error now, not a failed job later."""
     from slack_sdk.errors import SlackApiError
 
@@ -114,10 +146,28 @@ def _team_id(slack: Any, api_url: str) -> str:
         raise StartupError(texts.slack_unreachable(api_url, type(exc).__name__)) from None
 
 
-def slack_route_installers(settings: Settings, deps: Any) -> list[Any]:
-    """Route installers from the Slack app (`bot.slack.routes.route_installers`), if it is installed."""
-    try:
-        from bot.slack.routes import route_installers  # type: ignore[import-not-found]
-    except ImportError:
-        return []
-    return list(route_installers(settings, deps))
+def job_resolver(settings: Settings) -> DefaultResolver:
+    """`/denpex diagnose`'s resolver, with the Slurm backend (when `sacct` is on PATH) and the
+    Kubernetes client (when `DENPEX_K8S_CLUSTER` is set and a cluster is configured) built once."""
+    from bot.slack.jobs import DefaultResolver
+
+    slurm = None
+    if shutil.which("sacct"):
+        from integrations.slurm import CliBackend
+
+        slurm = CliBackend()
+    kube = None
+    if settings.k8s_cluster:
+        from integrations.kubernetes import try_api_client
+
+        kube = try_api_client()
+    return DefaultResolver(settings, slurm=slurm, kube=kube)
+
+
+def slack_route_installers(settings: Settings, deps: ServerDeps) -> list[RouteInstaller]:
+    """The Slack app's routes on the server, sharing its Redis client and its one `Admission`."""
+    from bot.slack.routes import route_installers
+
+    return route_installers(
+        settings, redis_client=deps.redis, admission=deps.admission, resolver=job_resolver(settings)
+    )

@@ -14,11 +14,19 @@ import secrets
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from denpex.texts import service as texts
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from denpex.cli._demo_support import Proc
+    from denpex.models import Diagnosis
+    from denpex.settings import Settings
+    from workers.store import Store
 
 
 def register(app: typer.Typer) -> None:
@@ -37,7 +45,7 @@ def run(*, timeout: float = 60.0, keep: bool = False) -> int:
 
     configure_logging("WARNING")
     workdir = support.make_workdir()
-    started: list[Any] = []
+    started: list[Proc] = []
     try:
         settings = Settings()
         redis_url = settings.redis_url
@@ -58,8 +66,9 @@ def run(*, timeout: float = 60.0, keep: bool = False) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-async def _pipeline(settings: Any, redis_url: str, workdir: Path, started: list[Any], wait_seconds: float,
-                    keep: bool) -> int:
+async def _pipeline(
+    settings: Settings, redis_url: str, workdir: Path, started: list[Proc], wait_seconds: float, keep: bool
+) -> int:
     from aiohttp import web
 
     from bot.server import build_deps, create_app
@@ -71,10 +80,16 @@ async def _pipeline(settings: Any, redis_url: str, workdir: Path, started: list[
     job_id = f"llama-ft-{int(time.time())}-{secrets.token_hex(2)}"
     log_root = workdir / "logs"
     support.stage_logs(LOGS, log_root, "demo", job_id)
-    settings = settings.model_copy(update={"redis_url": redis_url, "log_root": log_root,
-                                           "webhook_secret": _secret_str(secret)})
-    env = {**os.environ, "REDIS_URL": redis_url, "DENPEX_LOG_ROOT": str(log_root),
-           "DENPEX_WEBHOOK_SECRET": secret, "DENPEX_LOG_LEVEL": "WARNING"}
+    settings = settings.model_copy(
+        update={"redis_url": redis_url, "log_root": log_root, "webhook_secret": _secret_str(secret)}
+    )
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "DENPEX_LOG_ROOT": str(log_root),
+        "DENPEX_WEBHOOK_SECRET": secret,
+        "DENPEX_LOG_LEVEL": "WARNING",
+    }
     worker_log = (workdir / "worker.log").open("wb")
     worker = support.start_worker(env, worker_log)
     started.append(worker)
@@ -91,7 +106,7 @@ async def _pipeline(settings: Any, redis_url: str, workdir: Path, started: list[
         worker_log.close()
 
 
-def _secret_str(value: str) -> Any:
+def _secret_str(value: str) -> SecretStr:
     from pydantic import SecretStr
 
     return SecretStr(value)
@@ -104,27 +119,45 @@ async def _post_webhook(url: str, secret: str, job_id: str) -> dict[str, Any]:
 
     from integrations.signing import sign
 
-    body = json.dumps({"cluster": "demo", "job_id": job_id, "state": "FAILED", "exit_code": "1:0",
-                       "user": "alice", "name": "llama-ft"}).encode()
+    body = json.dumps(
+        {
+            "cluster": "demo",
+            "job_id": job_id,
+            "state": "FAILED",
+            "exit_code": "1:0",
+            "user": "alice",
+            "name": "llama-ft",
+        }
+    ).encode()
     async with aiohttp.ClientSession() as session:
         headers = {"Content-Type": "application/json", **sign(secret, body)}
         async with session.post(f"{url}/hooks/job", data=body, headers=headers) as resp:
             return dict(await resp.json())
 
 
-async def _wait(store: Any, work: str, posting: bool, wait_seconds: float, worker: Any) -> Any:
+async def _wait(
+    store: Store, job_key: str, posting: bool, wait_seconds: float, worker: Proc
+) -> Diagnosis | None:
     """The diagnosis (and, when posting, the finished post), or None on timeout or a dead worker."""
     deadline = time.monotonic() + wait_seconds
     while time.monotonic() < deadline and worker.popen.poll() is None:
-        diagnosis = store.load_diagnosis(work)
-        if diagnosis is not None and (not posting or store.post_state(work).get("status") == "posted"):
+        diagnosis = store.load_diagnosis(job_key)
+        if diagnosis is not None and (not posting or store.post_journal(job_key).posted):
             return diagnosis
         await asyncio.sleep(0.05)
     return None
 
 
-async def _send_and_show(settings: Any, url: str, secret: str, job_id: str, wait_seconds: float,
-                         workdir: Path, keep: bool, worker: Any) -> int:
+async def _send_and_show(
+    settings: Settings,
+    url: str,
+    secret: str,
+    job_id: str,
+    wait_seconds: float,
+    workdir: Path,
+    keep: bool,
+    worker: Proc,
+) -> int:
     import redis
 
     from denpex.cli import _demo_support as support
@@ -134,31 +167,35 @@ async def _send_and_show(settings: Any, url: str, secret: str, job_id: str, wait
 
     t0 = time.monotonic()
     answer = await _post_webhook(url, secret, job_id)
-    work = answer.get("job_key", f"files:demo:{job_id}")
-    print(texts.demo_sent(work, answer.get("status", answer.get("error", "?"))), file=sys.stderr)
+    job_key = answer.get("job_key", f"files:demo:{job_id}")
+    print(texts.demo_sent(job_key, answer.get("status", answer.get("error", "?"))), file=sys.stderr)
     entries = {e.id: e for e in await asyncio.to_thread(load_entries, ENTRIES_DIR)}
-    store = Store(redis.Redis.from_url(settings.redis_url), result_ttl=settings.result_ttl_seconds)
+    redis_url = settings.redis_url or ""  # set by _pipeline (the demo's own server when unset)
+    store = Store(redis.Redis.from_url(redis_url), result_ttl=settings.result_ttl_seconds)
     posting = bool(settings.slack_bot_token and settings.channel)
-    diagnosis = await _wait(store, work, posting, wait_seconds, worker)
+    diagnosis = await _wait(store, job_key, posting, wait_seconds, worker)
     if diagnosis is None:
-        state = store.load_job(work)
-        problem = texts.demo_timeout(time.monotonic() - t0, state.state if state else "missing")
+        record = store.load_job(job_key)
+        problem = texts.demo_timeout(time.monotonic() - t0, record.state if record else "missing")
         print(texts.error("demo", problem), file=sys.stderr)
         print((workdir / "worker.log").read_text(errors="replace")[-4000:], file=sys.stderr)
         return 1
     elapsed = time.monotonic() - t0
-    record = store.load_job(work)
+    record = store.load_job(job_key)
     assert record is not None
     if posting:
-        state = store.post_state(work)
-        print(texts.demo_posted(state.get("channel", "?"), state.get("ts", "?")))
+        journal = store.post_journal(job_key)
+        print(texts.demo_posted(journal.channel or "?", journal.ts or "?"))
     else:
         renderer = make_renderer(entries)
-        support.print_thread(renderer.root_message(record.job, diagnosis, quota_note=None),
-                             renderer.thread_messages(record.job, diagnosis),
-                             renderer.evidence_file(record.job, diagnosis), texts.DEMO_HEADING)
+        support.print_thread(
+            renderer.root_message(record.job, diagnosis, quota_note=None),
+            renderer.thread_messages(record.job, diagnosis),
+            renderer.evidence_file(record.job, diagnosis),
+            texts.DEMO_HEADING,
+        )
     print(texts.demo_timing(elapsed), file=sys.stderr)
     if keep:
-        print(texts.demo_keep(url, settings.redis_url), file=sys.stderr)
+        print(texts.demo_keep(url, redis_url), file=sys.stderr)
         await asyncio.Event().wait()
     return 0

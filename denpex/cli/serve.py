@@ -39,6 +39,13 @@ def run(host: str, port: int) -> int:
     deps.extra_routes.extend(slack_route_installers(settings, deps))
     # A large accept backlog: when every node's epilog reports at once, new connections (kubelet's
     # /healthz probe among them) must not be dropped and retried after a 1 s SYN timeout.
-    web.run_app(create_app(settings, deps), host=host, port=port, access_log=None, print=None,
-                shutdown_timeout=10, backlog=LISTEN_BACKLOG)
+    web.run_app(
+        create_app(settings, deps),
+        host=host,
+        port=port,
+        access_log=None,
+        print=None,
+        shutdown_timeout=10,
+        backlog=LISTEN_BACKLOG,
+    )
     return 0

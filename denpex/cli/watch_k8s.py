@@ -70,7 +70,7 @@ def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int, health_po
     from integrations.kubernetes import load_api_client
     from integrations.kubernetes.reported import open_reported
     from integrations.kubernetes.sender import HookSender
-    from integrations.kubernetes.watcher import Watcher
+    from integrations.kubernetes.watcher import Watcher, WatchOptions
 
     settings = Settings()
     configure_logging(settings.log_level)
@@ -86,15 +86,13 @@ def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int, health_po
         return 2
     assert settings.url and settings.webhook_secret  # checked by require()
     sender = HookSender(settings.url, settings.webhook_secret.get_secret_value())
-    watcher = Watcher(
-        api,
-        sender.send,
+    options = WatchOptions(
         cluster=settings.cluster,
-        namespaces=settings.namespaces,
-        reported=open_reported(settings.redis_url),
+        namespaces=tuple(settings.namespaces),
         watch_timeout=watch_timeout,
         max_restarts=max_restarts,
     )
+    watcher = Watcher(api, sender.send, options, reported=open_reported(settings.redis_url))
     signal.signal(signal.SIGTERM, lambda *_: watcher.stop_event.set())
     watcher.start()
     if health_port:

@@ -31,13 +31,18 @@ def register(app: typer.Typer) -> None:
         monitoring_interval: int = typer.Option(5, min=1, help=texts.MONITORING_HELP),
         heartbeat_grace: int = typer.Option(10, min=1, help=texts.GRACE_HELP),
         collector: list[str] = typer.Option([], "--collector", help=texts.COLLECTOR_HELP),
-        entries: Path | None = typer.Option(None, "--entries", envvar="DENPEX_ENTRIES",
-                                            help=texts.ENTRIES_HELP),
+        entries: Path | None = typer.Option(
+            None, "--entries", envvar="DENPEX_ENTRIES", help=texts.ENTRIES_HELP
+        ),
     ) -> None:
-        options = {"maintenance_interval": maintenance_interval, "monitoring_interval": monitoring_interval,
-                   "heartbeat_grace": heartbeat_grace}
-        raise typer.Exit(run(processes=processes, burst=burst, collectors=collector, entries=entries,
-                             options=options))
+        options = {
+            "maintenance_interval": maintenance_interval,
+            "monitoring_interval": monitoring_interval,
+            "heartbeat_grace": heartbeat_grace,
+        }
+        raise typer.Exit(
+            run(processes=processes, burst=burst, collectors=collector, entries=entries, options=options)
+        )
 
 
 def _child(ctx: Any, burst: bool, options: dict[str, Any]) -> None:
@@ -62,8 +67,14 @@ def parse_collectors(specs: list[str]) -> dict[Any, str]:
     return out
 
 
-def run(*, processes: int = 1, burst: bool = False, collectors: list[str] | None = None,
-        entries: Path | None = None, options: dict[str, Any] | None = None) -> int:
+def run(
+    *,
+    processes: int = 1,
+    burst: bool = False,
+    collectors: list[str] | None = None,
+    entries: Path | None = None,
+    options: dict[str, Any] | None = None,
+) -> int:
     """Build the context once, then supervise `processes` forked workers (restarted if they exit)."""
     from denpex.cli._runtime import StartupError, build_worker_context, configure_logging
     from denpex.settings import MissingSetting, Settings

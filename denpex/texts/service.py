@@ -10,8 +10,9 @@ BURST_HELP = "Exit once the queue is empty (tests, one-off catch-up)."
 MAINTENANCE_HELP = "Seconds between re-queue checks for jobs whose worker died."
 MONITORING_HELP = "Seconds between a busy worker's heartbeats."
 GRACE_HELP = "Seconds after a missed heartbeat before a job counts as abandoned and is re-queued."
-COLLECTOR_HELP = ("Use another collector for a scheduler, e.g. slurm=integrations.files:create_collector "
-                  "(repeatable).")
+COLLECTOR_HELP = (
+    "Use another collector for a scheduler, e.g. slurm=integrations.files:create_collector (repeatable)."
+)
 ENTRIES_HELP = "Folder of knowledge entries (*.toml) to use instead of the bundled ones."
 KEEP_HELP = "Keep the demo's server, worker and Redis running until Ctrl-C."
 
@@ -21,8 +22,10 @@ def error(command: str, message: str) -> str:
 
 
 def no_redis_server() -> str:
-    return ("redis-server is not installed and REDIS_URL is not set "
-            "(install redis-server, or point REDIS_URL at one)")
+    return (
+        "redis-server is not installed and REDIS_URL is not set "
+        "(install redis-server, or point REDIS_URL at one)"
+    )
 
 
 def demo_timeout(seconds: float, state: str) -> str:
@@ -53,8 +56,10 @@ def bad_collector(spec: str) -> str:
 
 
 def demo_keep(url: str, redis_url: str) -> str:
-    return (f"Still running: DENPEX_URL={url} REDIS_URL={redis_url}; sign webhooks with the "
-            "DENPEX_WEBHOOK_SECRET you exported before `denpex demo` (Ctrl-C to stop)")
+    return (
+        f"Still running: DENPEX_URL={url} REDIS_URL={redis_url}; sign webhooks with the "
+        "DENPEX_WEBHOOK_SECRET you exported before `denpex demo` (Ctrl-C to stop)"
+    )
 
 
 def slack_rejected(error: str) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from denpex.core.plans import Plan, RedemptionStatus
+
 UPGRADE_HINT = "Ask your Denpex admin for an evaluation code and run `/denpex redeem <code>`."
 
 
@@ -18,7 +20,7 @@ def _date(ts: float | None) -> str:
 # ---------------------------------------------------------------- quota
 def quota_exhausted_note(plan: str, limit: int) -> str:
     """Shown on automatic failure posts and `/denpex diagnose` when the day's quota is used up."""
-    if plan == "scale":
+    if plan == Plan.scale:
         return (
             f"Today's {limit} diagnoses for this workspace are used up; the quota resets at 00:00 UTC. "
             "Ask your Denpex admin for a higher daily limit."
@@ -31,7 +33,7 @@ def quota_exhausted_note(plan: str, limit: int) -> str:
 
 def quota_status(plan: str, used: int, limit: int, expires_at: float | None) -> str:
     line = f"*Plan:* {plan.capitalize()} — {used} of {limit} diagnoses used today (resets 00:00 UTC)."
-    if plan == "scale":
+    if plan == Plan.scale:
         return line + f"\n*Scale plan until:* {_date(expires_at)}"
     return line + "\n" + UPGRADE_HINT
 
@@ -43,10 +45,14 @@ def redeem_ok(expires_at: float | None, daily_limit: int) -> str:
     )
 
 
-REDEEM_ERRORS = {
-    "unknown": "That code is not valid. Check it for typos (codes look like `DPX-XXXXX-XXXXX-XXXXX-XXXXX`).",
-    "used": "That code has already been redeemed. Ask your Denpex admin for a new one.",
-    "expired": "That code expired before it was redeemed. Ask your Denpex admin for a new one.",
+REDEEM_ERRORS: dict[RedemptionStatus, str] = {
+    RedemptionStatus.unknown: (
+        "That code is not valid. Check it for typos (codes look like `DPX-XXXXX-XXXXX-XXXXX-XXXXX`)."
+    ),
+    RedemptionStatus.used: "That code has already been redeemed. Ask your Denpex admin for a new one.",
+    RedemptionStatus.expired: (
+        "That code expired before it was redeemed. Ask your Denpex admin for a new one."
+    ),
 }
 REDEEM_USAGE = "Usage: `/denpex redeem <code>` — the evaluation code your Denpex admin gave you."
 
@@ -156,6 +162,7 @@ CODES_SHOWN_ONCE = (
 
 def codes_error(message: str) -> str:
     return f"denpex codes: {message}"
+
 
 #: HTTP 400 body for a request to /slack/events whose body Bolt cannot read
 MALFORMED_REQUEST = "malformed Slack request body"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 
 def not_a_job_id(job_id: str) -> str:
-    return (f"{job_id!r} is not a Slurm job id (expected 1234, 1234_7 for an array task or 1234+1 for a "
-            "het job component)")
+    return (
+        f"{job_id!r} is not a Slurm job id (expected 1234, 1234_7 for an array task or 1234+1 for a "
+        "het job component)"
+    )
 
 
 def unknown_job(job_id: str, accounting: str | None) -> str:
@@ -20,13 +22,19 @@ def log_missing(what: str, path: str, problem: str) -> str:
 def log_next_action(path: str, problem: str, worker_user: str, worker_host: str) -> str:
     folder = path.rsplit("/", 1)[0] or "/"
     if problem.startswith("not a regular file owned"):
-        return ("check who wrote it (`ls -lL` it): Denpex reads only files owned by the job's user, so a "
-                "symlink to another user's file is never posted")
+        return (
+            "check who wrote it (`ls -lL` it): Denpex reads only files owned by the job's user, so a "
+            "symlink to another user's file is never posted"
+        )
     if problem == "permission denied":
-        return (f"let the Denpex worker's user ({worker_user}) read it, e.g. "
-                f"`setfacl -R -m u:{worker_user}:rX {folder}`, or run the worker in the job owner's group")
-    return (f"check that {folder} is on a filesystem the worker host ({worker_host}) mounts at the same "
-            "path, and that the job did not move or delete the file (`ls -l` it on a login node)")
+        return (
+            f"let the Denpex worker's user ({worker_user}) read it, e.g. "
+            f"`setfacl -R -m u:{worker_user}:rX {folder}`, or run the worker in the job owner's group"
+        )
+    return (
+        f"check that {folder} is on a filesystem the worker host ({worker_host}) mounts at the same "
+        "path, and that the job did not move or delete the file (`ls -l` it on a login node)"
+    )
 
 
 def ranks_missing(ranks: list[int], pattern: str) -> str:
@@ -35,8 +43,10 @@ def ranks_missing(ranks: list[int], pattern: str) -> str:
 
 
 def ranks_next_action(pattern: str) -> str:
-    return (f"check whether those tasks started at all (`sacct -j <job> -o JobID,State,NTasks,NodeList`) and "
-            f"whether their files from {pattern} exist on the nodes' shared filesystem")
+    return (
+        f"check whether those tasks started at all (`sacct -j <job> -o JobID,State,NTasks,NodeList`) and "
+        f"whether their files from {pattern} exist on the nodes' shared filesystem"
+    )
 
 
 def output_discarded(job_id: str) -> str:
@@ -52,9 +62,11 @@ def output_unknown(job_id: str) -> str:
 
 
 def output_unknown_action() -> str:
-    return ("the job left slurmctld's memory (MinJobAge) before it was collected and no batch script is "
-            "stored: install the Denpex Slurm hooks (they send the expanded paths), raise MinJobAge, or "
-            "set AccountingStoreFlags=job_script")
+    return (
+        "the job left slurmctld's memory (MinJobAge) before it was collected and no batch script is "
+        "stored: install the Denpex Slurm hooks (they send the expanded paths), raise MinJobAge, or "
+        "set AccountingStoreFlags=job_script"
+    )
 
 
 def accounting_missing(problem: str) -> str:

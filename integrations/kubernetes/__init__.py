@@ -1,7 +1,9 @@
 """Kubernetes integration: the failure watcher, the evidence collector and the node kernel-log agent.
 
 Only this package imports the `kubernetes` client (checked by import-linter). Everything takes an
-`ApiClient` (or settings) as an argument; `load_api_client()` builds one the standard way.
+`ApiClient` (or settings) as an argument; `load_api_client()` builds one the standard way. The
+client library is imported when it is used, not with the package: the server imports the wire
+model (`report`) and must not pay for the client.
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from kubernetes import client, config
-
 if TYPE_CHECKING:
+    from kubernetes import client
+    from kubernetes.client import ApiClient as ApiClient  # for annotations outside this package
+
     from denpex.settings import Settings
     from integrations.base import Collector
 
@@ -21,6 +24,8 @@ def load_api_client(kubeconfig: str | None = None) -> client.ApiClient:
 
     Raises `kubernetes.config.ConfigException` when neither is available.
     """
+    from kubernetes import client, config
+
     cfg = client.Configuration()
     # KUBECONFIG is read now, not when the client library was imported (its default is frozen then)
     kubeconfig = kubeconfig or os.environ.get("KUBECONFIG") or None
@@ -31,41 +36,30 @@ def load_api_client(kubeconfig: str | None = None) -> client.ApiClient:
     return client.ApiClient(cfg)
 
 
-class NotConfigured(LookupError):
-    """No cluster found: neither KUBECONFIG (~/.kube/config) nor an in-cluster service account."""
-
-
-def job_id_of(namespace: str, name: str) -> str | None:
-    """The pipeline's job id for a training job named `name` in `namespace` (`<name>` for a batch Job,
-    `<Kind>/<name>` for a PyTorchJob or JobSet), or None when no such job exists."""
-    from integrations.kubernetes.api import find_owner
+def try_api_client(kubeconfig: str | None = None) -> client.ApiClient | None:
+    """`load_api_client`, or None when no cluster is configured (neither kubeconfig nor in-cluster)."""
+    from kubernetes.config import ConfigException
 
     try:
-        api = load_api_client()
-    except config.ConfigException as exc:
-        raise NotConfigured(str(exc)) from exc
-    with api:
-        owner = find_owner(api, namespace, name)
-    if owner is None:
+        return load_api_client(kubeconfig)
+    except ConfigException:
         return None
-    return owner.name if owner.kind == "Job" else f"{owner.kind}/{owner.name}"
 
 
 def create_collector(settings: Settings) -> Collector:
     """The worker's factory (see `workers.collect.COLLECTORS`): cluster found the standard way."""
+    from kubernetes.config import ConfigException
+
     from integrations.kubernetes.collector import KubernetesCollector
+    from integrations.kubernetes.kernel import KernelLogOptions
 
     try:
         api = load_api_client()
-    except config.ConfigException as exc:
+    except ConfigException as exc:
         raise RuntimeError(f"Kubernetes is not configured: {exc}") from exc
     token = settings.node_agent_token.get_secret_value() if settings.node_agent_token else None
-    return KubernetesCollector(
-        api,
-        node_agent_token=token,
-        node_agent_namespace=settings.node_agent_namespace,
-        limit_bytes=settings.rank_byte_cap,
-    )
+    kernel = KernelLogOptions(token=token, agent_namespace=settings.node_agent_namespace)
+    return KubernetesCollector(api, kernel=kernel, limit_bytes=settings.rank_byte_cap)
 
 
 def __getattr__(name: str) -> object:
@@ -77,4 +71,4 @@ def __getattr__(name: str) -> object:
     raise AttributeError(name)
 
 
-__all__ = ["KubernetesCollector", "NotConfigured", "create_collector", "job_id_of", "load_api_client"]
+__all__ = ["KubernetesCollector", "create_collector", "load_api_client", "try_api_client"]

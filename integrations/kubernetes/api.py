@@ -18,6 +18,34 @@ from kubernetes import client
 from kubernetes.client.rest import ApiException
 
 PAGE = 500
+
+
+# The client types every model field Optional; the API server always sets a listed pod's metadata
+# and spec. These read them with that assumption in one place, and give safe defaults otherwise.
+def pod_name(pod: client.V1Pod) -> str:
+    return str(pod.metadata.name) if pod.metadata and pod.metadata.name else ""
+
+
+def pod_namespace(pod: client.V1Pod) -> str:
+    return str(pod.metadata.namespace) if pod.metadata and pod.metadata.namespace else "default"
+
+
+def pod_labels(pod: client.V1Pod) -> dict[str, str]:
+    return dict(pod.metadata.labels or {}) if pod.metadata else {}
+
+
+def pod_annotations(pod: client.V1Pod) -> dict[str, str]:
+    return dict(pod.metadata.annotations or {}) if pod.metadata else {}
+
+
+def pod_node(pod: client.V1Pod) -> str | None:
+    return pod.spec.node_name if pod.spec else None
+
+
+def pod_containers(pod: client.V1Pod) -> list[client.V1Container]:
+    return list(pod.spec.containers or []) if pod.spec else []
+
+
 PYTORCHJOB = ("kubeflow.org", "v1", "pytorchjobs")
 JOBSET = ("jobset.x-k8s.io", "v1alpha2", "jobsets")
 
@@ -39,7 +67,8 @@ def raw_get(
     resp = api.call_api(method, url, headers, body, post, _request_timeout=timeout)
     if not 200 <= resp.status <= 299:
         resp.read()
-        raise ApiException.from_response(http_resp=resp, body=resp.data.decode("utf-8", "replace"), data=None)
+        body = (resp.data or b"").decode("utf-8", "replace")
+        raise ApiException.from_response(http_resp=resp, body=body, data=None)
     return resp.response
 
 
@@ -104,7 +133,7 @@ def find_owner(api: client.ApiClient, namespace: str, name: str, kind: str | Non
                 return Owner(k, namespace, name, api.sanitize_for_serialization(job))
             group, version, plural = PYTORCHJOB if k == "PyTorchJob" else JOBSET
             obj = custom.get_namespaced_custom_object(group, version, namespace, plural, name)
-            return Owner(k, namespace, name, obj)
+            return Owner(k, namespace, name, dict(obj) if isinstance(obj, dict) else {})
         except ApiException as exc:
             if exc.status != 404:
                 raise

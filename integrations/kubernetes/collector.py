@@ -8,25 +8,27 @@ lines in two `kind="scheduler"` sources; node kernel logs come from `kernel.Kern
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import structlog
 import urllib3
 from kubernetes import client
 from kubernetes.client import V1ContainerStatus, V1Pod
 from kubernetes.client.rest import ApiException
 
+from denpex.core.ids import split_k8s_job_id
 from denpex.models import Evidence, JobRef, LogSource, MissingEvidence
 from denpex.texts import k8s as texts
 from integrations.base import CollectorError, UnknownJob
 from integrations.kubernetes import facts
-from integrations.kubernetes.api import Owner, find_owner, list_all
-from integrations.kubernetes.kernel import KernelLogs
+from integrations.kubernetes.api import Owner, find_owner, list_all, pod_name, pod_namespace, pod_node
+from integrations.kubernetes.kernel import KernelLogOptions, KernelLogs
 from integrations.kubernetes.ranks import RankedPod, assign_ranks, main_container
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger("denpex.k8s.collector")
 
 CHUNK = 256 << 10
 
@@ -42,24 +44,18 @@ class KubernetesCollector:
         self,
         api_client: client.ApiClient,
         *,
-        node_agent_token: str | None = None,
-        node_agent_namespace: str | None = None,
-        kubelet_kernel_log: str | None = "logs/kern.log",
+        kernel: KernelLogOptions | None = None,
         tail_lines: int = 100_000,
         limit_bytes: int = 64 << 20,
-        kernel_byte_cap: int = 4 << 20,
         request_timeout: float = 60.0,
         kernel_parallel: int = 8,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.api = api_client
         self.core = client.CoreV1Api(api_client)
-        self.node_agent_token = node_agent_token
-        self.node_agent_namespace = node_agent_namespace
-        self.kubelet_kernel_log = kubelet_kernel_log
+        self.kernel = kernel or KernelLogOptions()
         self.tail_lines = tail_lines
         self.limit_bytes = limit_bytes
-        self.kernel_byte_cap = kernel_byte_cap
         self.request_timeout = request_timeout
         self.kernel_parallel = kernel_parallel
         self.now = now
@@ -67,7 +63,7 @@ class KubernetesCollector:
     # ------------------------------------------------------------------ the protocol
     def collect(self, job: JobRef) -> Evidence:
         namespace = job.namespace or "default"
-        kind, name = split_job_id(job.job_id)
+        kind, name = split_k8s_job_id(job.job_id)
         try:
             owner = find_owner(self.api, namespace, name, kind)
             pods = self._pods(owner, namespace, name)
@@ -84,7 +80,7 @@ class KubernetesCollector:
             ranked = assign_ranks(pods)
             sources = self._facts(owner, ranked)
             sources += self._logs(job, ranked, missing)
-            nodes = sorted({r.pod.spec.node_name for r in ranked if r.pod.spec.node_name})
+            nodes = sorted({node for r in ranked if (node := pod_node(r.pod))})
             sources += self._kernel(job, ranked, nodes, missing)
         except (ApiException, urllib3.exceptions.HTTPError) as exc:
             raise CollectorError(f"Kubernetes API: {getattr(exc, 'status', '')} {exc}".strip()) from exc
@@ -116,7 +112,7 @@ class KubernetesCollector:
         )
         for r in ranked:
             lines.extend(facts.pod_lines(r.pod, r.rank))
-        ranks = {r.pod.metadata.name: r.rank for r in ranked}
+        ranks = {pod_name(r.pod): r.rank for r in ranked}
         wanted = set(ranks) | {owner.name}
         events = [
             ev
@@ -137,10 +133,10 @@ class KubernetesCollector:
             since = max(1, int((self.now() - start + timedelta(minutes=10)).total_seconds()))
         out = []
         for r in ranked:
-            pod, name = r.pod, r.pod.metadata.name
+            pod, name = r.pod, pod_name(r.pod)
             container = main_container(pod)
             status = _status(pod, container)
-            node = pod.spec.node_name
+            node = pod_node(pod)
             if status is not None and _never_ran(status):
                 reason = (
                     status.state.waiting.reason if status.state and status.state.waiting else "not started"
@@ -174,11 +170,11 @@ class KubernetesCollector:
     def _stream(
         self, pod: V1Pod, container: str, *, previous: bool, since_seconds: int | None
     ) -> Callable[[], Iterator[bytes]]:
-        namespace, name = pod.metadata.namespace, pod.metadata.name
+        namespace, name = pod_namespace(pod), pod_name(pod)
 
         def chunks() -> Iterator[bytes]:
             try:
-                resp = self.core.read_namespaced_pod_log(
+                resp: Any = self.core.read_namespaced_pod_log(  # a urllib3 response: _preload_content
                     name,
                     namespace,
                     container=container,
@@ -191,12 +187,12 @@ class KubernetesCollector:
                 )
             except ApiException as exc:  # the pod went away, or no previous instance: nothing to read
                 log.info(
-                    "log of %s/%s (%s, previous=%s) unavailable: %s",
-                    namespace,
-                    name,
-                    container,
-                    previous,
-                    exc.status,
+                    "pod_log_unavailable",
+                    namespace=namespace,
+                    pod=name,
+                    container=container,
+                    previous=previous,
+                    status=exc.status,
                 )
                 return
             try:
@@ -215,13 +211,7 @@ class KubernetesCollector:
         until = job.end or self.now()
         since = since if since.tzinfo else since.replace(tzinfo=UTC)
         until = until if until.tzinfo else until.replace(tzinfo=UTC)
-        kernel = KernelLogs(
-            self.api,
-            token=self.node_agent_token,
-            agent_namespace=self.node_agent_namespace,
-            kubelet_path=self.kubelet_kernel_log,
-            byte_cap=self.kernel_byte_cap,
-        )
+        kernel = KernelLogs(self.api, self.kernel)
         kernel.agents()  # list the node-agents once, before the threads share the result
         with ThreadPoolExecutor(max_workers=self.kernel_parallel) as pool:  # nodes answer independently
             results = list(pool.map(lambda node: kernel.fetch(node, since, until), nodes))
@@ -233,14 +223,6 @@ class KubernetesCollector:
                 continue
             out.append(LogSource(name=f"node-{node}.kern.log", kind="kernel", node=node, data=result.data))
         return out
-
-
-def split_job_id(job_id: str) -> tuple[str | None, str]:
-    """`train` (a batch/v1 Job) or `PyTorchJob/llama-ft` (the server's id for other kinds) → (kind, name)."""
-    kind, sep, name = job_id.partition("/")
-    if sep and kind in ("Job", "PyTorchJob", "JobSet"):
-        return kind, name
-    return None, job_id
 
 
 def _status(pod: V1Pod, container: str) -> V1ContainerStatus | None:

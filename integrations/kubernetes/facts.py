@@ -15,6 +15,9 @@ from typing import Any
 
 from kubernetes.client import CoreV1Event, V1ContainerStateTerminated, V1ContainerStatus, V1Pod
 
+from denpex.core.facts import rank_tag
+from integrations.kubernetes.api import pod_name, pod_node
+
 _SIGNALS = {1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
 
 
@@ -41,8 +44,7 @@ def _terminated(term: V1ContainerStateTerminated) -> str:
 
 
 def _who(pod: V1Pod, rank: int | None) -> str:
-    tag = f"[rank{rank}]: " if rank is not None else ""
-    return f"k8s: {tag}pod {pod.metadata.name} node {pod.spec.node_name or '?'}"
+    return f"k8s: {rank_tag(rank)}pod {pod_name(pod)} node {pod_node(pod) or '?'}"
 
 
 def _container_lines(pod: V1Pod, rank: int | None, status: V1ContainerStatus) -> Iterator[str]:
@@ -94,11 +96,10 @@ def event_lines(events: Iterable[CoreV1Event], ranks: Mapping[str, int | None]) 
 
     for ev in sorted(events, key=lambda e: _iso(when(e))):
         obj = ev.involved_object
-        rank = ranks.get(obj.name) if obj.kind == "Pod" else None
-        tag = f"[rank{rank}]: " if rank is not None else ""
+        rank = ranks.get(obj.name or "") if obj.kind == "Pod" else None
         yield (
-            f"{_iso(when(ev))}k8s: {tag}event {obj.kind} {obj.name} {ev.type or ''} {ev.reason or ''} "
-            f"count={ev.count or 1}: {_one_line(ev.message)}"
+            f"{_iso(when(ev))}k8s: {rank_tag(rank)}event {obj.kind} {obj.name} {ev.type or ''} "
+            f"{ev.reason or ''} count={ev.count or 1}: {_one_line(ev.message)}"
         )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from integrations.kubernetes.kernel import parse_time
 from integrations.kubernetes.ranks import JOB_NAME_LABELS, JOBSET_NAME, KF_JOB_NAME
+from integrations.kubernetes.report import REASON_CHARS
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ def _pod_failure(pod: dict[str, Any], max_restarts: int) -> Failure | None:
 
 
 def pod_summary(pod: dict[str, Any], rank: int | None, container: str) -> dict[str, Any]:
-    """The `pods[]` entry of the webhook body."""
+    """The fields of a `report.PodReport`, as the API's pod dict gives them."""
     status = pod.get("status") or {}
     reason, exit_code = status.get("reason"), None
     for cs in _statuses(pod):
@@ -162,7 +163,7 @@ def pod_summary(pod: dict[str, Any], rank: int | None, container: str) -> dict[s
         "node": (pod.get("spec") or {}).get("nodeName"),
         "rank": rank,
         "phase": status.get("phase"),
-        "reason": reason,
+        "reason": reason[:REASON_CHARS] if reason else reason,
         "exit_code": exit_code,
         "container": container,
     }

@@ -5,25 +5,27 @@ buffer for a time window with bearer-token auth; the collector finds it by listi
 once (label selector, `spec.nodeName` → pod IP and the `kernel-log` container port). Without one,
 `/api/v1/nodes/{node}/proxy/logs/kern.log` works where RBAC grants `nodes/proxy` and the node logs to
 a file; the file is streamed and cut to the job's window. Either result is capped (`byte_cap`, the
-newest bytes kept) so a node with a noisy kernel cannot exhaust the worker.
+newest bytes kept) so a node with a noisy kernel cannot exhaust the worker. The options are one frozen
+`KernelLogOptions`, passed through the collector unchanged.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
+import structlog
 import urllib3
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
 from integrations.kubernetes.api import list_all, node_proxy_path, raw_get
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger("denpex.k8s.kernel")
 
 #: the chart's node-agent pods (any release name or nameOverride); they must also expose a port
 #: named `kernel-log`, and the worker looks only in DENPEX_NODE_AGENT_NAMESPACE when that is set
@@ -67,29 +69,39 @@ class KernelResult:
     why: str = ""
 
 
+@dataclass(frozen=True)
+class KernelLogOptions:
+    """Where node kernel logs come from, and how much of one is kept."""
+
+    #: bearer token of the node-agents; None: the agents are not asked
+    token: str | None = None
+    #: the namespace of the node-agent pods (None: every namespace)
+    agent_namespace: str | None = None
+    agent_selector: str = AGENT_SELECTOR
+    #: the kubelet's log file under /logs/ (None: never ask the kubelet)
+    kubelet_path: str | None = "logs/kern.log"
+    #: newest bytes kept of one node's log
+    byte_cap: int = 4 << 20
+    timeout: float = 20.0
+
+
 class KernelLogs:
     """Fetch kernel logs of nodes for a time window. Construct once per collect (agents listed once)."""
 
     def __init__(
         self,
         api: client.ApiClient,
+        options: KernelLogOptions | None = None,
         *,
-        token: str | None,
-        agent_namespace: str | None = None,
-        agent_selector: str = AGENT_SELECTOR,
-        kubelet_path: str | None = "logs/kern.log",
-        byte_cap: int = 4 << 20,
-        timeout: float = 20.0,
         http: urllib3.PoolManager | None = None,
     ) -> None:
         self.api = api
-        self.token = token
-        self.agent_namespace = agent_namespace
-        self.agent_selector = agent_selector
-        self.kubelet_path = kubelet_path
-        self.byte_cap = byte_cap
-        self.timeout = timeout
-        self.http = http or urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(total=timeout))
+        self.options = options = options or KernelLogOptions()
+        self.token = options.token
+        self.kubelet_path = options.kubelet_path
+        self.byte_cap = options.byte_cap
+        self.timeout = options.timeout
+        self.http = http or urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(total=options.timeout))
         self._agents: dict[str, str] | None = None
 
     def agents(self) -> dict[str, str]:
@@ -101,12 +113,13 @@ class KernelLogs:
             return self._agents
         core = client.CoreV1Api(self.api)
         try:
-            if self.agent_namespace:
+            selector = self.options.agent_selector
+            if self.options.agent_namespace:
                 pods = list_all(
-                    core.list_namespaced_pod, self.agent_namespace, label_selector=self.agent_selector
+                    core.list_namespaced_pod, self.options.agent_namespace, label_selector=selector
                 )
             else:
-                pods = list_all(core.list_pod_for_all_namespaces, label_selector=self.agent_selector)
+                pods = list_all(core.list_pod_for_all_namespaces, label_selector=selector)
             for pod in pods:
                 if not (pod.spec.node_name and pod.status and pod.status.pod_ip):
                     continue
@@ -122,7 +135,7 @@ class KernelLogs:
                 if port:
                     self._agents[pod.spec.node_name] = f"http://{pod.status.pod_ip}:{port}"
         except ApiException as exc:
-            log.warning("cannot list node-agent pods: %s", exc.reason)
+            log.warning("node_agents_unlisted", reason=exc.reason)
         return self._agents
 
     def fetch(self, node: str, since: datetime, until: datetime) -> KernelResult:
@@ -169,21 +182,21 @@ class KernelLogs:
         finally:
             resp.release_conn()
 
-    def _tail(self, chunks: object) -> bytes:
+    def _tail(self, chunks: Iterable[bytes]) -> bytes:
         buf = bytearray()
-        for chunk in chunks:  # type: ignore[attr-defined]
+        for chunk in chunks:
             buf += chunk
             if len(buf) > 2 * self.byte_cap:
                 del buf[: len(buf) - self.byte_cap]
         return bytes(buf[-self.byte_cap :])
 
-    def _window(self, chunks: object, since: datetime, until: datetime) -> bytes:
+    def _window(self, chunks: Iterable[bytes], since: datetime, until: datetime) -> bytes:
         """Lines of a syslog file inside [since - 5 min, until + 5 min]; undated lines follow the last
         dated one. Keeps at most `byte_cap` bytes (the newest)."""
         lo, hi = since - timedelta(minutes=5), until + timedelta(minutes=5)
         kept: deque[bytes] = deque()
         size, inside, rest = 0, False, b""
-        for chunk in chunks:  # type: ignore[attr-defined]
+        for chunk in chunks:
             *lines, rest = (rest + chunk).split(b"\n")
             for raw in lines:
                 ts = line_time(raw[:40].decode("utf-8", "replace"), until.year)

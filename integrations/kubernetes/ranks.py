@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from kubernetes.client import V1Pod
 
+from integrations.kubernetes.api import pod_annotations, pod_containers, pod_labels, pod_name
+
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 KF_REPLICA_TYPE = "training.kubeflow.org/replica-type"
 KF_REPLICA_INDEX = "training.kubeflow.org/replica-index"
@@ -37,8 +39,7 @@ class RankedPod:
 
 
 def _meta_int(pod: V1Pod, key: str) -> int | None:
-    meta = pod.metadata
-    for bag in (meta.labels or {}, meta.annotations or {}):
+    for bag in (pod_labels(pod), pod_annotations(pod)):
         value = bag.get(key)
         if value is not None and str(value).isdigit():
             return int(value)
@@ -46,7 +47,7 @@ def _meta_int(pod: V1Pod, key: str) -> int | None:
 
 
 def _env_rank(pod: V1Pod) -> int | None:
-    for container in pod.spec.containers or []:
+    for container in pod_containers(pod):
         for env in container.env or []:
             if env.name == "RANK" and env.value is not None and env.value.isdigit():
                 return int(env.value)
@@ -63,13 +64,14 @@ def _jobset_offsets(pods: Sequence[V1Pod]) -> dict[tuple[str, int], int]:
     as its largest completion index + 1."""
     width: dict[tuple[str, int], int] = {}
     for pod in pods:
-        labels = pod.metadata.labels or {}
+        labels = pod_labels(pod)
         job_index, idx = _meta_int(pod, JOBSET_JOB_INDEX), _meta_int(pod, COMPLETION_INDEX)
         if job_index is None or idx is None:
             continue
         key = (labels.get(JOBSET_RJOB, ""), job_index)
         width[key] = max(width.get(key, 0), idx + 1)
-    offsets, total = {}, 0
+    offsets: dict[tuple[str, int], int] = {}
+    total = 0
     for key in sorted(width):
         offsets[key] = total
         total += width[key]
@@ -78,11 +80,11 @@ def _jobset_offsets(pods: Sequence[V1Pod]) -> dict[tuple[str, int], int]:
 
 def assign_ranks(pods: Sequence[V1Pod]) -> list[RankedPod]:
     """Rank every pod of one job (see the module docstring for the order of sources)."""
-    masters = sum(1 for p in pods if (p.metadata.labels or {}).get(KF_REPLICA_TYPE, "").lower() == "master")
+    masters = sum(1 for p in pods if pod_labels(p).get(KF_REPLICA_TYPE, "").lower() == "master")
     offsets = _jobset_offsets(pods)
     out = []
     for pod in pods:
-        labels = pod.metadata.labels or {}
+        labels = pod_labels(pod)
         idx = _meta_int(pod, COMPLETION_INDEX)
         if idx is not None:
             key = (labels.get(JOBSET_RJOB, ""), _meta_int(pod, JOBSET_JOB_INDEX) or 0)
@@ -96,24 +98,22 @@ def assign_ranks(pods: Sequence[V1Pod]) -> list[RankedPod]:
         if env is not None:
             out.append(RankedPod(pod, env, "env"))
             continue
-        named = _name_rank(pod.metadata.name)
+        named = _name_rank(pod_name(pod))
         out.append(RankedPod(pod, named, "name" if named is not None else "none"))
-    return sorted(
-        out, key=lambda r: (r.rank is None, r.rank if r.rank is not None else 0, r.pod.metadata.name)
-    )
+    return sorted(out, key=lambda r: (r.rank is None, r.rank if r.rank is not None else 0, pod_name(r.pod)))
 
 
 def main_container(pod: V1Pod) -> str:
     """The training container: the default-container annotation, `pytorch` (Kubeflow's convention),
     the one that terminated with a non-zero exit code, else the first."""
-    names = [c.name for c in pod.spec.containers or []]
-    default = (pod.metadata.annotations or {}).get(DEFAULT_CONTAINER)
-    if default in names:
+    names = [c.name for c in pod_containers(pod)]
+    default = pod_annotations(pod).get(DEFAULT_CONTAINER)
+    if default is not None and default in names:
         return default
     if "pytorch" in names:
         return "pytorch"
     for status in (pod.status.container_statuses or []) if pod.status else []:
         term = status.state.terminated if status.state else None
         if term is not None and term.exit_code:
-            return status.name
+            return str(status.name)
     return names[0] if names else ""

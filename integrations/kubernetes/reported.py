@@ -9,12 +9,13 @@ bounded in-memory LRU, which forgets the oldest keys first.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from typing import Any, Protocol
 
-log = logging.getLogger(__name__)
+import structlog
+
+log = structlog.get_logger("denpex.k8s.reported")
 
 PREFIX = "denpex:k8s:reported:"
 
@@ -79,7 +80,7 @@ class RedisReported:
         try:
             return bool(self.redis.set(PREFIX + key, "inflight", nx=True, ex=self.inflight_ttl))
         except Exception as exc:  # any redis error: degrade, do not stop watching
-            log.warning("redis unavailable for dedupe (%s); using memory", type(exc).__name__)
+            log.warning("reported_redis_unavailable", error=type(exc).__name__, fallback="memory")
             return self.fallback.claim(key)
 
     def confirm(self, key: str) -> None:
@@ -88,14 +89,14 @@ class RedisReported:
         try:
             self.redis.set(PREFIX + key, "sent", ex=self.ttl)
         except Exception as exc:
-            log.warning("redis unavailable for dedupe (%s)", type(exc).__name__)
+            log.warning("reported_redis_unavailable", error=type(exc).__name__)
 
     def release(self, key: str) -> None:
         self.fallback.release(key)
         try:
             self.redis.delete(PREFIX + key)
         except Exception as exc:
-            log.warning("redis unavailable for dedupe (%s)", type(exc).__name__)
+            log.warning("reported_redis_unavailable", error=type(exc).__name__)
 
 
 def open_reported(redis_url: str | None) -> Reported:
@@ -108,7 +109,5 @@ def open_reported(redis_url: str | None) -> Reported:
             client.ping()
             return RedisReported(client)
         except Exception as exc:
-            log.warning(
-                "redis at REDIS_URL unavailable (%s): remembering reported jobs in memory", type(exc).__name__
-            )
+            log.warning("reported_redis_unavailable", error=type(exc).__name__, fallback="memory")
     return MemoryReported()

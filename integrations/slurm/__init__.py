@@ -6,8 +6,9 @@ only, because they run on every compute node); this package runs inside the Denp
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
+
+import structlog
 
 from integrations.slurm.collector import SlurmCollector
 from integrations.slurm.commands import CliBackend, SlurmBackend
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CliBackend", "SlurmBackend", "SlurmCollector", "create_collector", "select_backend"]
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger("denpex.slurm")
 
 
 def select_backend(prefer: str = "auto") -> SlurmBackend:
@@ -33,7 +34,7 @@ def select_backend(prefer: str = "auto") -> SlurmBackend:
             return backend
         if prefer == "pyslurm":
             raise RuntimeError(why)
-        log.debug("slurm backend: cli (%s)", why)
+        log.debug("slurm_backend_cli", why=why)
     missing = CliBackend.available()
     if missing:
         raise RuntimeError(f"Slurm commands not on PATH: {missing}")

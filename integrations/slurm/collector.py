@@ -67,8 +67,11 @@ class SlurmCollector:
         targets, notes = choose(jobs, job_id)
         got = _Gathered(facts=list(notes))
         if acct_problem:
-            got.missing.append(MissingEvidence(what=texts.accounting_missing(acct_problem),
-                                               next_action=texts.accounting_next_action()))
+            got.missing.append(
+                MissingEvidence(
+                    what=texts.accounting_missing(acct_problem), next_action=texts.accounting_next_action()
+                )
+            )
         for target in targets:
             got.facts += target.facts()
             self._logs(target, job, got, prefix=f"het{target.het_offset}/" if len(targets) > 1 else "")
@@ -96,9 +99,14 @@ class SlurmCollector:
     # ------------------------------------------------------------------ logs
 
     def _logs(self, target: Job, ref: JobRef, got: _Gathered, prefix: str) -> None:
-        values = outputs.Values(job_id=target.job_id, array_job_id=target.array_job_id,
-                                array_task_id=target.array_task_id, user=target.user, name=target.name,
-                                work_dir=target.work_dir or ref.work_dir)
+        values = outputs.Values(
+            job_id=target.job_id,
+            array_job_id=target.array_job_id,
+            array_task_id=target.array_task_id,
+            user=target.user,
+            name=target.name,
+            work_dir=target.work_dir or ref.work_dir,
+        )
         script_id = target.het_job_id or target.job_id
         script = self.backend.batch_script(script_id)
         for path in self._job_streams(target, ref, script, values, got):
@@ -109,8 +117,9 @@ class SlurmCollector:
         for spec in specs:
             self._add_spec(spec, target, values, got, prefix)
 
-    def _job_streams(self, target: Job, ref: JobRef, script: str | None, values: outputs.Values,
-                     got: _Gathered) -> list[str]:
+    def _job_streams(
+        self, target: Job, ref: JobRef, script: str | None, values: outputs.Values, got: _Gathered
+    ) -> list[str]:
         """The batch step's stdout/stderr files: expanded by scontrol or the hook, else recovered
         from the #SBATCH lines / SubmitLine (or Slurm's default `slurm-%j.out`)."""
         if target.stdout:
@@ -121,8 +130,11 @@ class SlurmCollector:
         if not target.is_batch:
             return []  # `srun` / `salloc` job: its output went to a terminal, per-task files are in specs
         if script is None and not target.submit_line and not values.work_dir:
-            got.missing.append(MissingEvidence(what=texts.output_unknown(target.display_id),
-                                               next_action=texts.output_unknown_action()))
+            got.missing.append(
+                MissingEvidence(
+                    what=texts.output_unknown(target.display_id), next_action=texts.output_unknown_action()
+                )
+            )
             return []
         pats = outputs.sbatch_streams(script, target.submit_line)
         out = pats.get("output") or outputs.default_output(values)
@@ -133,8 +145,9 @@ class SlurmCollector:
             paths += [f.path for f in found] or [outputs.expand_single(pattern, values, first_node)]
         return list(dict.fromkeys(paths))
 
-    def _add_spec(self, spec: outputs.OutputSpec, target: Job, values: outputs.Values, got: _Gathered,
-                  prefix: str) -> None:
+    def _add_spec(
+        self, spec: outputs.OutputSpec, target: Job, values: outputs.Values, got: _Gathered, prefix: str
+    ) -> None:
         if spec.cwd:
             base = spec.cwd if os.path.isabs(spec.cwd) else os.path.join(values.work_dir or ".", spec.cwd)
             values = dataclasses.replace(values, work_dir=base)
@@ -143,26 +156,42 @@ class SlurmCollector:
             for f in found:
                 self._add_combined(f.path, target, got, prefix)
             return
-        ranks = set()
+        ranks: set[int] = set()
         for f in found:
             if f.path in got.seen or not self._readable(f.path, f"log of rank {f.task}", target, got):
                 continue
             got.seen.add(f.path)
-            ranks.add(f.task)
-            got.sources.append(LogSource(name=prefix + os.path.basename(f.path), rank=f.task, node=f.node,
-                                         kind="rank", chunks=tails.tail_chunks(f.path, self.cap, target.uid)))
+            if f.task is not None:  # a per-task pattern names the task in every match
+                ranks.add(f.task)
+            got.sources.append(
+                LogSource(
+                    name=prefix + os.path.basename(f.path),
+                    rank=f.task,
+                    node=f.node,
+                    kind="rank",
+                    chunks=tails.tail_chunks(f.path, self.cap, target.uid),
+                )
+            )
         expected = target.num_tasks or (max(ranks) + 1 if ranks else 0)
         absent = sorted(set(range(expected)) - ranks)
         if absent or not found:
-            got.missing.append(MissingEvidence(what=texts.ranks_missing(absent or [0], spec.pattern),
-                                               next_action=texts.ranks_next_action(spec.pattern)))
+            got.missing.append(
+                MissingEvidence(
+                    what=texts.ranks_missing(absent or [0], spec.pattern),
+                    next_action=texts.ranks_next_action(spec.pattern),
+                )
+            )
 
     def _add_combined(self, path: str, target: Job, got: _Gathered, prefix: str) -> None:
         """One file with many ranks' lines (`--label` prefixes) or the batch step's own output."""
         if path == "/dev/null":
             got.seen.add(path)
-            got.missing.append(MissingEvidence(what=texts.output_discarded(target.display_id),
-                                               next_action=texts.output_discarded_action()))
+            got.missing.append(
+                MissingEvidence(
+                    what=texts.output_discarded(target.display_id),
+                    next_action=texts.output_discarded_action(),
+                )
+            )
             return
         if path in got.seen or not self._readable(path, f"output of job {target.display_id}", target, got):
             return
@@ -173,8 +202,9 @@ class SlurmCollector:
             got.sources.append(LogSource(name=name, data=data, kind="combined"))
             return
         budget = min(self.cap * max(1, target.num_tasks or 1), tails.LABEL_CEILING)
-        got.sources.append(LogSource(name=name, kind="combined",
-                                     chunks=tails.tail_chunks(path, budget, target.uid)))
+        got.sources.append(
+            LogSource(name=name, kind="combined", chunks=tails.tail_chunks(path, budget, target.uid))
+        )
 
     def _readable(self, path: str, what: str, job: Job, got: _Gathered) -> bool:
         """Readable by the worker, and owned by the job's user: output paths (and the files at them)
@@ -191,9 +221,12 @@ class SlurmCollector:
             problem = "permission denied"
         except OSError as exc:
             problem = exc.strerror or str(exc)
-        got.missing.append(MissingEvidence(
-            what=texts.log_missing(what, path, problem),
-            next_action=texts.log_next_action(path, problem, self.worker_user, self.worker_host)))
+        got.missing.append(
+            MissingEvidence(
+                what=texts.log_missing(what, path, problem),
+                next_action=texts.log_next_action(path, problem, self.worker_user, self.worker_host),
+            )
+        )
         return False
 
 
@@ -231,8 +264,10 @@ def choose(jobs: list[Job], requested: str) -> tuple[list[Job], list[str]]:
     if het:
         leader = het[0].het_job_id
         parts = [j for j in het if j.het_job_id == leader]
-        return parts, [f"slurm: heterogeneous job {leader} with {len(parts)} components: "
-                       + ", ".join(f"{j.display_id} {j.state}" for j in parts)]
+        return parts, [
+            f"slurm: heterogeneous job {leader} with {len(parts)} components: "
+            + ", ".join(f"{j.display_id} {j.state}" for j in parts)
+        ]
     if len(jobs) == 1:
         return jobs, []
     exact = next((j for j in jobs if requested in (j.job_id, j.display_id)), None)
@@ -241,8 +276,10 @@ def choose(jobs: list[Job], requested: str) -> tuple[list[Job], list[str]]:
     listed = ", ".join(f"{j.display_id} {j.state}" for j in jobs[:MAX_LISTED_TASKS])
     more = f" and {len(jobs) - MAX_LISTED_TASKS} more" if len(jobs) > MAX_LISTED_TASKS else ""
     array = pick.array_job_id or requested
-    return [pick], [f"slurm: array job {array} has {len(jobs)} tasks: {listed}{more}; "
-                    f"{len(failed)} failed; diagnosing {pick.display_id}"]
+    return [pick], [
+        f"slurm: array job {array} has {len(jobs)} tasks: {listed}{more}; "
+        f"{len(failed)} failed; diagnosing {pick.display_id}"
+    ]
 
 
 def enrich(ref: JobRef, job: Job) -> JobRef:
@@ -253,8 +290,16 @@ def enrich(ref: JobRef, job: Job) -> JobRef:
             nodes = expand(job.nodes)
         except HostlistError:
             nodes = []
-    update = {"state": ref.state or job.state, "exit_code": ref.exit_code or job.exit_code, "nodes": nodes,
-              "user": ref.user or job.user, "name": ref.name or job.name,
-              "work_dir": ref.work_dir or job.work_dir, "stdout": ref.stdout or job.stdout,
-              "stderr": ref.stderr or job.stderr, "start": ref.start or job.start, "end": ref.end or job.end}
+    update = {
+        "state": ref.state or job.state,
+        "exit_code": ref.exit_code or job.exit_code,
+        "nodes": nodes,
+        "user": ref.user or job.user,
+        "name": ref.name or job.name,
+        "work_dir": ref.work_dir or job.work_dir,
+        "stdout": ref.stdout or job.stdout,
+        "stderr": ref.stderr or job.stderr,
+        "start": ref.start or job.start,
+        "end": ref.end or job.end,
+    }
     return ref.model_copy(update=update)

@@ -18,7 +18,8 @@ from integrations.slurm.records import SACCT_FIELDS, parse_sacct, parse_show_job
 #: stderr of a command that does not know the job (as opposed to one that cannot reach slurmctld)
 _UNKNOWN = re.compile(r"Invalid job id|does not exist|not found", re.I)
 _NO_ACCOUNTING = re.compile(
-    r"accounting storage is disabled|accounting_storage/none|not running a supported", re.I)
+    r"accounting storage is disabled|accounting_storage/none|not running a supported", re.I
+)
 
 
 class SlurmUnavailable(CollectorError):
@@ -49,8 +50,9 @@ class SlurmBackend(Protocol):
 
 def run(argv: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, check=False,
-                              errors="replace")
+        return subprocess.run(
+            list(argv), capture_output=True, text=True, timeout=timeout, check=False, errors="replace"
+        )
     except subprocess.TimeoutExpired as exc:
         raise SlurmUnavailable(f"`{' '.join(argv[:3])}` did not answer within {timeout:.0f} s") from exc
     except OSError as exc:
@@ -108,8 +110,9 @@ class CliBackend:
 def parse_sacct_script(text: str) -> str | None:
     """The script from `sacct -B` (a `Batch Script for N` header and a dashed rule before it)."""
     lines = text.splitlines()
-    while lines and (not lines[0].strip() or lines[0].startswith("Batch Script for")
-                     or set(lines[0]) == {"-"}):
+    while lines and (
+        not lines[0].strip() or lines[0].startswith("Batch Script for") or set(lines[0]) == {"-"}
+    ):
         lines.pop(0)
     body = "\n".join(lines).strip("\n")
     return None if body.strip() in ("", "NONE") else body + "\n"

@@ -18,10 +18,36 @@ from dataclasses import dataclass
 #: srun/sbatch short options that take a value (so the parser can skip them to reach the program)
 _SHORT_WITH_VALUE = set("ABbCcDdeGiJLMmNnopqSTtwxz")
 _LONG_NO_VALUE = {
-    "label", "unbuffered", "overlap", "exact", "exclusive", "kill-on-bad-exit", "quiet", "verbose",
-    "no-kill", "wait-all-nodes", "pty", "spread-job", "test-only", "use-min-nodes", "oversubscribe",
-    "preserve-env", "disable-status", "no-allocate", "multi-prog", "hold", "contiguous", "nice",
-    "parsable", "wait", "requeue", "no-requeue", "ignore-pbs", "overcommit", "get-user-env", "export-file",
+    "label",
+    "unbuffered",
+    "overlap",
+    "exact",
+    "exclusive",
+    "kill-on-bad-exit",
+    "quiet",
+    "verbose",
+    "no-kill",
+    "wait-all-nodes",
+    "pty",
+    "spread-job",
+    "test-only",
+    "use-min-nodes",
+    "oversubscribe",
+    "preserve-env",
+    "disable-status",
+    "no-allocate",
+    "multi-prog",
+    "hold",
+    "contiguous",
+    "nice",
+    "parsable",
+    "wait",
+    "requeue",
+    "no-requeue",
+    "ignore-pbs",
+    "overcommit",
+    "get-user-env",
+    "export-file",
 }
 _PATTERN = re.compile(r"%(\d*)([A-Za-z%])")
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -89,8 +115,11 @@ def parse_options(args: list[str]) -> tuple[dict[str, str], bool]:
                 label = True
             nxt = args[i + 1] if i + 1 < len(args) else None
             # a value follows unless the option is a known flag, or the next word is another option
-            takes = nxt is not None and name not in _LONG_NO_VALUE and (
-                name in ("output", "error", "chdir") or not nxt.startswith("-"))
+            takes = (
+                nxt is not None
+                and name not in _LONG_NO_VALUE
+                and (name in ("output", "error", "chdir") or not nxt.startswith("-"))
+            )
             if not eq and takes and nxt is not None:
                 val, i = nxt, i + 1
             if name in ("output", "error", "chdir"):
@@ -101,7 +130,7 @@ def parse_options(args: list[str]) -> tuple[dict[str, str], bool]:
                 if ch == "l":
                     label = True
                 if ch in _SHORT_WITH_VALUE:
-                    val = letters[pos + 1:].lstrip("=")
+                    val = letters[pos + 1 :].lstrip("=")
                     if not val and i + 1 < len(args):
                         val, i = args[i + 1], i + 1
                     if ch in short_names:
@@ -115,7 +144,7 @@ def _launch_args(tokens: list[str], program: str) -> list[str] | None:
     """The arguments after `program` (srun) in a command line, skipping `exec`, `time`, VAR=x, …."""
     for i, tok in enumerate(tokens):
         if os.path.basename(tok) == program:
-            return tokens[i + 1:]
+            return tokens[i + 1 :]
     return None
 
 
@@ -133,8 +162,15 @@ def srun_specs(script: str) -> list[OutputSpec]:
             origin = f"srun (line {number})"
             for stream in ("output", "error"):
                 if stream in opts:
-                    specs.append(OutputSpec(opts[stream], "stdout" if stream == "output" else "stderr",
-                                            label, origin, opts.get("chdir")))
+                    specs.append(
+                        OutputSpec(
+                            opts[stream],
+                            "stdout" if stream == "output" else "stderr",
+                            label,
+                            origin,
+                            opts.get("chdir"),
+                        )
+                    )
     return specs
 
 
@@ -148,7 +184,7 @@ def sbatch_streams(script: str | None, submit_line: str | None) -> dict[str, str
             if stripped and not stripped.startswith("#"):
                 break  # sbatch stops reading #SBATCH at the first command
             continue
-        opts, _ = parse_options(_tokens(stripped[len("#SBATCH"):]))
+        opts, _ = parse_options(_tokens(stripped[len("#SBATCH") :]))
         found.update({k: v for k, v in opts.items() if k in ("output", "error")})
     if submit_line:
         args = _launch_args(_tokens(submit_line), "sbatch")
@@ -172,9 +208,16 @@ class Values:
 
 def _vars(text: str, v: Values) -> tuple[str, bool]:
     """Expand `$SLURM_JOB_ID`-style variables in a path; unknown ones become a glob `*`."""
-    known = {"SLURM_JOB_ID": v.job_id, "SLURM_JOBID": v.job_id, "SLURM_ARRAY_JOB_ID": v.array_job_id,
-             "SLURM_ARRAY_TASK_ID": v.array_task_id, "SLURM_JOB_NAME": v.name, "USER": v.user,
-             "SLURM_SUBMIT_DIR": v.work_dir, "HOME": None}
+    known = {
+        "SLURM_JOB_ID": v.job_id,
+        "SLURM_JOBID": v.job_id,
+        "SLURM_ARRAY_JOB_ID": v.array_job_id,
+        "SLURM_ARRAY_TASK_ID": v.array_task_id,
+        "SLURM_JOB_NAME": v.name,
+        "USER": v.user,
+        "SLURM_SUBMIT_DIR": v.work_dir,
+        "HOME": None,
+    }
     wild = False
 
     def sub(m: re.Match[str]) -> str:
@@ -198,7 +241,7 @@ def pattern_regex(pattern: str, v: Values) -> tuple[str, re.Pattern[str]]:
     rx_parts: list[str] = []
     pos = 0
     for m in _PATTERN.finditer(text):
-        literal = text[pos:m.start()]
+        literal = text[pos : m.start()]
         glob_parts.append(glob.escape(literal).replace("\0[*]\0", "*"))
         rx_parts.append(re.escape(literal).replace(re.escape("\0*\0"), "[^/]*"))
         pos = m.end()
@@ -250,9 +293,19 @@ def expand_single(pattern: str, v: Values, node: str | None = None) -> str:
     text, _ = _vars(pattern, v)
     if not os.path.isabs(text):
         text = os.path.join(v.work_dir or ".", text)
-    subs = {"j": v.job_id, "J": f"{v.job_id}.batch", "A": v.array_job_id or v.job_id,
-            "a": v.array_task_id or "4294967294", "u": v.user or "", "x": v.name or "", "N": node or "",
-            "n": "0", "t": "0", "s": "batch", "%": "%"}
+    subs = {
+        "j": v.job_id,
+        "J": f"{v.job_id}.batch",
+        "A": v.array_job_id or v.job_id,
+        "a": v.array_task_id or "4294967294",
+        "u": v.user or "",
+        "x": v.name or "",
+        "N": node or "",
+        "n": "0",
+        "t": "0",
+        "s": "batch",
+        "%": "%",
+    }
 
     def sub(m: re.Match[str]) -> str:
         val = subs.get(m.group(2), m.group(0))

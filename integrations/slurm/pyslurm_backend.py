@@ -56,22 +56,31 @@ def _local(epoch: Any) -> str:
 
 def record(job: Any) -> dict[str, str]:
     """A pyslurm `Job` as the `scontrol show job -o` record the collector parses."""
+
     def s(v: Any) -> str:
         return "(null)" if v is None else str(v)
 
     return {
-        "JobId": s(job.id), "JobName": s(job.name), "UserId": f"{job.user_name}({job.user_id})",
-        "JobState": s(job.state), "Reason": s(job.state_reason),
+        "JobId": s(job.id),
+        "JobName": s(job.name),
+        "UserId": f"{job.user_name}({job.user_id})",
+        "JobState": s(job.state),
+        "Reason": s(job.state_reason),
         "ExitCode": f"{job.exit_code or 0}:{job.exit_code_signal or 0}",
         "DerivedExitCode": f"{job.derived_exit_code or 0}:{job.derived_exit_code_signal or 0}",
-        "NodeList": s(job.allocated_nodes), "WorkDir": s(job.working_directory),
-        "StdOut": s(job.standard_output), "StdErr": s(job.standard_error),
-        "StartTime": _local(job.start_time), "EndTime": _local(getattr(job, "end_time", None)),
+        "NodeList": s(job.allocated_nodes),
+        "WorkDir": s(job.working_directory),
+        "StdOut": s(job.standard_output),
+        "StdErr": s(job.standard_error),
+        "StartTime": _local(job.start_time),
+        "EndTime": _local(getattr(job, "end_time", None)),
         "ArrayJobId": s(getattr(job, "array_id", None)),
         "ArrayTaskId": s(getattr(job, "array_task_id", None)),
         "HetJobId": s(getattr(job, "het_job_id", None)),
         "HetJobOffset": s(getattr(job, "het_job_offset", None)),
-        "Restarts": s(job.requeue_count or 0), "NumTasks": s(job.ntasks), "TimeLimit": s(job.time_limit),
+        "Restarts": s(job.requeue_count or 0),
+        "NumTasks": s(job.ntasks),
+        "TimeLimit": s(job.time_limit),
     }
 
 

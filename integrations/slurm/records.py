@@ -13,10 +13,21 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from denpex.core.facts import key_values
+
 #: states in which a job (or step) did not succeed: what Denpex diagnoses
-FAILED_STATES = frozenset({
-    "FAILED", "OUT_OF_MEMORY", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "CANCELLED",
-})
+FAILED_STATES = frozenset(
+    {
+        "FAILED",
+        "OUT_OF_MEMORY",
+        "TIMEOUT",
+        "NODE_FAIL",
+        "PREEMPTED",
+        "BOOT_FAIL",
+        "DEADLINE",
+        "CANCELLED",
+    }
+)
 #: the "signal" Slurm records for a step the OOM killer ended (ExitCode=0:125)
 SIG_OOM = 125
 
@@ -26,9 +37,27 @@ _NULL = frozenset({"", "(null)", "None", "N/A", "Unknown", "UNLIMITED"})
 
 #: sacct columns the collector asks for, in this order (`sacct -P -n --format=...`)
 SACCT_FIELDS = (
-    "JobID", "JobIDRaw", "JobName", "State", "ExitCode", "DerivedExitCode", "Reason", "NodeList", "NTasks",
-    "Start", "End", "Elapsed", "Timelimit", "MaxRSS", "MaxRSSNode", "MaxRSSTask", "ReqMem", "User",
-    "WorkDir", "UID", "SubmitLine",
+    "JobID",
+    "JobIDRaw",
+    "JobName",
+    "State",
+    "ExitCode",
+    "DerivedExitCode",
+    "Reason",
+    "NodeList",
+    "NTasks",
+    "Start",
+    "End",
+    "Elapsed",
+    "Timelimit",
+    "MaxRSS",
+    "MaxRSSNode",
+    "MaxRSSTask",
+    "ReqMem",
+    "User",
+    "WorkDir",
+    "UID",
+    "SubmitLine",
 )
 
 
@@ -98,8 +127,14 @@ def derive_state(rec: dict[str, str]) -> str:
     if state in ("RUNNING", "PENDING", "CONFIGURING", "SUSPENDED"):
         return state
     reason = rec.get("Reason", "")
-    by_reason = {"OutOfMemory": "OUT_OF_MEMORY", "TimeLimit": "TIMEOUT", "NodeDown": "NODE_FAIL",
-                 "NodeFail": "NODE_FAIL", "Preempted": "PREEMPTED", "DeadLine": "DEADLINE"}
+    by_reason = {
+        "OutOfMemory": "OUT_OF_MEMORY",
+        "TimeLimit": "TIMEOUT",
+        "NodeDown": "NODE_FAIL",
+        "NodeFail": "NODE_FAIL",
+        "Preempted": "PREEMPTED",
+        "DeadLine": "DEADLINE",
+    }
     if reason in by_reason:
         return by_reason[reason]
     status, sig = split_exit(rec.get("ExitCode"))
@@ -130,13 +165,17 @@ class Step:
 
     def fact(self) -> str:
         """The plain line the engine's knowledge signatures match (`slurm: step 6.0 State=...`)."""
-        parts = [f"slurm: step {self.step_id} State={self.state} ExitCode={self.exit_code}"]
-        for key, v in (("NTasks", self.ntasks), ("NodeList", self.nodes), ("MaxRSS", self.max_rss),
-                       ("MaxRSSNode", self.max_rss_node), ("MaxRSSTask", self.max_rss_task),
-                       ("ReqMem", self.req_mem)):
-            if v not in (None, ""):
-                parts.append(f"{key}={v}")
-        return " ".join(parts)
+        head = f"slurm: step {self.step_id} State={self.state} ExitCode={self.exit_code}"
+        return head + key_values(
+            (
+                ("NTasks", self.ntasks),
+                ("NodeList", self.nodes),
+                ("MaxRSS", self.max_rss),
+                ("MaxRSSNode", self.max_rss_node),
+                ("MaxRSSTask", self.max_rss_task),
+                ("ReqMem", self.req_mem),
+            )
+        )
 
 
 @dataclass
@@ -193,11 +232,17 @@ class Job:
             head += f" (JobIdRaw={self.job_id})"
         # no Start/End here: a timestamp in a fact would place every later fact at the job's start
         # on the engine's timeline, ahead of the rank that actually failed first
-        for key, v in (("JobName", self.name), ("User", self.user), ("NodeList", self.nodes),
-                       ("NumTasks", self.num_tasks), ("Elapsed", self.elapsed),
-                       ("TimeLimit", self.time_limit), ("ReqMem", self.req_mem)):
-            if v not in (None, ""):
-                head += f" {key}={v}"
+        head += key_values(
+            (
+                ("JobName", self.name),
+                ("User", self.user),
+                ("NodeList", self.nodes),
+                ("NumTasks", self.num_tasks),
+                ("Elapsed", self.elapsed),
+                ("TimeLimit", self.time_limit),
+                ("ReqMem", self.req_mem),
+            )
+        )
         state = f"slurm: JobState={self.state} ExitCode={self.exit_code}"
         if self.derived_exit_code:
             state += f" DerivedExitCode={self.derived_exit_code}"
@@ -223,16 +268,30 @@ def job_from_show(rec: dict[str, str]) -> Job:
         display = f"{het_job}+{het_offset}"
     tasks = value(rec, "NumTasks")
     return Job(
-        job_id=job_id, display_id=display, state=derive_state(rec), exit_code=rec.get("ExitCode") or "0:0",
-        derived_exit_code=value(rec, "DerivedExitCode"), reason=value(rec, "Reason"),
-        nodes=value(rec, "NodeList"), user=(value(rec, "UserId") or "").split("(")[0] or None,
+        job_id=job_id,
+        display_id=display,
+        state=derive_state(rec),
+        exit_code=rec.get("ExitCode") or "0:0",
+        derived_exit_code=value(rec, "DerivedExitCode"),
+        reason=value(rec, "Reason"),
+        nodes=value(rec, "NodeList"),
+        user=(value(rec, "UserId") or "").split("(")[0] or None,
         uid=_uid(value(rec, "UserId")),
-        name=value(rec, "JobName"), work_dir=value(rec, "WorkDir"), stdout=value(rec, "StdOut"),
-        stderr=value(rec, "StdErr"), start=slurm_time(rec.get("StartTime")),
-        end=slurm_time(rec.get("EndTime")), array_job_id=array_job, array_task_id=array_task,
-        het_job_id=het_job, het_offset=het_offset, restarts=int(value(rec, "Restarts") or 0),
+        name=value(rec, "JobName"),
+        work_dir=value(rec, "WorkDir"),
+        stdout=value(rec, "StdOut"),
+        stderr=value(rec, "StdErr"),
+        start=slurm_time(rec.get("StartTime")),
+        end=slurm_time(rec.get("EndTime")),
+        array_job_id=array_job,
+        array_task_id=array_task,
+        het_job_id=het_job,
+        het_offset=het_offset,
+        restarts=int(value(rec, "Restarts") or 0),
         num_tasks=int(tasks) if tasks and tasks.isdigit() else None,
-        time_limit=value(rec, "TimeLimit"), elapsed=value(rec, "RunTime"), in_memory=True,
+        time_limit=value(rec, "TimeLimit"),
+        elapsed=value(rec, "RunTime"),
+        in_memory=True,
         batch_flag={"1": True, "0": False}.get(rec.get("BatchFlag", "")),
     )
 
@@ -258,14 +317,26 @@ def _job_from_row(row: dict[str, str]) -> Job:
     array_job, array_task, het_job, het_offset = _display_parts(row["JobID"])
     nodes = value(row, "NodeList")
     return Job(
-        job_id=row["JobIDRaw"], display_id=row["JobID"], state=base_state(row["State"]),
-        exit_code=row.get("ExitCode") or "0:0", derived_exit_code=value(row, "DerivedExitCode"),
-        reason=value(row, "Reason"), nodes=None if nodes == "None assigned" else nodes,
-        user=value(row, "User"), uid=int(row["UID"]) if (row.get("UID") or "").isdigit() else None,
-        name=value(row, "JobName"), work_dir=value(row, "WorkDir"),
-        start=slurm_time(row.get("Start")), end=slurm_time(row.get("End")), array_job_id=array_job,
-        array_task_id=array_task, het_job_id=het_job, het_offset=het_offset, elapsed=value(row, "Elapsed"),
-        time_limit=value(row, "Timelimit"), req_mem=value(row, "ReqMem"),
+        job_id=row["JobIDRaw"],
+        display_id=row["JobID"],
+        state=base_state(row["State"]),
+        exit_code=row.get("ExitCode") or "0:0",
+        derived_exit_code=value(row, "DerivedExitCode"),
+        reason=value(row, "Reason"),
+        nodes=None if nodes == "None assigned" else nodes,
+        user=value(row, "User"),
+        uid=int(row["UID"]) if (row.get("UID") or "").isdigit() else None,
+        name=value(row, "JobName"),
+        work_dir=value(row, "WorkDir"),
+        start=slurm_time(row.get("Start")),
+        end=slurm_time(row.get("End")),
+        array_job_id=array_job,
+        array_task_id=array_task,
+        het_job_id=het_job,
+        het_offset=het_offset,
+        elapsed=value(row, "Elapsed"),
+        time_limit=value(row, "Timelimit"),
+        req_mem=value(row, "ReqMem"),
         submit_line=value(row, "SubmitLine"),
     )
 
@@ -273,11 +344,17 @@ def _job_from_row(row: dict[str, str]) -> Job:
 def _step_from_row(row: dict[str, str]) -> Step:
     tasks = value(row, "NTasks")
     return Step(
-        step_id=row["JobID"], name=row.get("JobName", ""), state=base_state(row["State"]),
-        exit_code=row.get("ExitCode") or "0:0", nodes=value(row, "NodeList"),
-        ntasks=int(tasks) if tasks and tasks.isdigit() else None, max_rss=value(row, "MaxRSS"),
-        max_rss_node=value(row, "MaxRSSNode"), max_rss_task=value(row, "MaxRSSTask"),
-        req_mem=value(row, "ReqMem"), submit_line=value(row, "SubmitLine"),
+        step_id=row["JobID"],
+        name=row.get("JobName", ""),
+        state=base_state(row["State"]),
+        exit_code=row.get("ExitCode") or "0:0",
+        nodes=value(row, "NodeList"),
+        ntasks=int(tasks) if tasks and tasks.isdigit() else None,
+        max_rss=value(row, "MaxRSS"),
+        max_rss_node=value(row, "MaxRSSNode"),
+        max_rss_task=value(row, "MaxRSSTask"),
+        req_mem=value(row, "ReqMem"),
+        submit_line=value(row, "SubmitLine"),
     )
 
 
@@ -310,8 +387,10 @@ def jobs_from_sacct(rows: list[dict[str, str]]) -> list[Job]:
 
 def _earlier_fact(run: Job) -> str:
     failed = [s for s in run.steps if s.state in FAILED_STATES]
-    text = (f"slurm: earlier run of JobId={run.display_id} (requeued) State={run.state} "
-            f"ExitCode={run.exit_code} NodeList={run.nodes or '?'}")
+    text = (
+        f"slurm: earlier run of JobId={run.display_id} (requeued) State={run.state} "
+        f"ExitCode={run.exit_code} NodeList={run.nodes or '?'}"
+    )
     if run.elapsed:
         text += f" Elapsed={run.elapsed}"
     if failed:

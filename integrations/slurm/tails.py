@@ -87,8 +87,12 @@ def label_of(line: bytes) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def labelled_tail(path: str, cap: int, ceiling: int = LABEL_CEILING, owner: int | None = None,
-                  ) -> tuple[bytes, bool]:
+def labelled_tail(
+    path: str,
+    cap: int,
+    ceiling: int = LABEL_CEILING,
+    owner: int | None = None,
+) -> tuple[bytes, bool]:
     """The last `cap` bytes of each rank's lines (and of unlabelled lines), in file order.
 
     Returns (data, truncated). Reading stops at the start of the file, or when `ceiling` bytes are

@@ -26,8 +26,15 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-async def duplicate_storm(base_url: str, secret: str, payload: dict[str, Any], *, n: int = 1000,
-                          connections: int = 50, probe_every: float = 0.01) -> dict[str, Any]:
+async def duplicate_storm(
+    base_url: str,
+    secret: str,
+    payload: dict[str, Any],
+    *,
+    n: int = 1000,
+    connections: int = 50,
+    probe_every: float = 0.01,
+) -> dict[str, Any]:
     """Returns the status counts of the storm and the healthz latencies (ms) measured during it."""
     body = json.dumps(payload).encode()
     statuses: Counter[int] = Counter()
@@ -65,10 +72,16 @@ async def duplicate_storm(base_url: str, secret: str, payload: dict[str, Any], *
     done.set()
     await prober
     return {
-        "reports": n, "seconds": round(seconds, 2), "statuses": dict(statuses),
-        "healthz": {"n": len(probes), "statuses": dict(probe_status),
-                    "p50_ms": round(statistics.median(probes), 1) if probes else None,
-                    "p95_ms": round(percentile(probes, 0.95), 1), "max_ms": round(max(probes, default=0), 1)},
+        "reports": n,
+        "seconds": round(seconds, 2),
+        "statuses": dict(statuses),
+        "healthz": {
+            "n": len(probes),
+            "statuses": dict(probe_status),
+            "p50_ms": round(statistics.median(probes), 1) if probes else None,
+            "p95_ms": round(percentile(probes, 0.95), 1),
+            "max_ms": round(max(probes, default=0), 1),
+        },
     }
 
 

@@ -37,8 +37,9 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 def run_measured(argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, int, str]:
     """Run `argv` under a measuring parent; returns (exit code, peak RSS in KiB, its stderr)."""
-    out = subprocess.run([sys.executable, "-c", PEAK_RSS, *argv], env=env, capture_output=True, text=True,
-                         timeout=timeout)
+    out = subprocess.run(
+        [sys.executable, "-c", PEAK_RSS, *argv], env=env, capture_output=True, text=True, timeout=timeout
+    )
     result = json.loads(out.stdout.strip().splitlines()[-1])
     return int(result["rc"]), int(result["maxrss_kb"]), out.stderr
 
@@ -49,9 +50,15 @@ class ServeProc:
     def __init__(self, redis_url: str, log_root: Path, log_file: Path, **env: str) -> None:
         self.port = free_port()
         self.log_file = log_file
-        self.env = clean_env(REDIS_URL=redis_url, DENPEX_WEBHOOK_SECRET=SECRET,
-                             DENPEX_ALERTMANAGER_TOKEN=AM_TOKEN, DENPEX_LOG_ROOT=str(log_root),
-                             DENPEX_LOG_LEVEL="WARNING", DENPEX_MAX_BODY_BYTES=str(1 << 20), **env)
+        self.env = clean_env(
+            REDIS_URL=redis_url,
+            DENPEX_WEBHOOK_SECRET=SECRET,
+            DENPEX_ALERTMANAGER_TOKEN=AM_TOKEN,
+            DENPEX_LOG_ROOT=str(log_root),
+            DENPEX_LOG_LEVEL="WARNING",
+            DENPEX_MAX_BODY_BYTES=str(1 << 20),
+            **env,
+        )
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -62,7 +69,11 @@ class ServeProc:
         out = self.log_file.open("wb")
         self.proc = subprocess.Popen(
             [str(VENV_BIN / "denpex"), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            env=self.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         import urllib.request
 
@@ -109,8 +120,11 @@ def posted_threads(fake_slack: Any, channel: str = "C0ALERTS") -> dict[str, list
     for root in roots:
         thread = fake_slack.thread(root["ts"])
         replies = [m for m in thread if m["ts"] != root["ts"]]
-        indexes = Counter(((m.get("metadata") or {}).get("event_payload") or {}).get("index")
-                          for m in replies if (m.get("metadata") or {}).get("event_type") == "denpex_reply")
+        indexes = Counter(
+            ((m.get("metadata") or {}).get("event_payload") or {}).get("index")
+            for m in replies
+            if (m.get("metadata") or {}).get("event_type") == "denpex_reply"
+        )
         dup = {i: n for i, n in indexes.items() if n > 1}
         assert not dup, f"thread of {job_key_of(root)} repeats replies {dup}"
         threads[str(job_key_of(root))] = [root, *replies]

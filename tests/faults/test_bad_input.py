@@ -54,7 +54,8 @@ def cases() -> list[tuple[str, bytes, dict[str, str], int, str]]:
 
 
 async def test_bad_webhooks_get_clear_errors_and_the_server_survives(
-    serve: Callable[..., ServeProc], redis_client: redis.Redis,
+    serve: Callable[..., ServeProc],
+    redis_client: redis.Redis,
 ) -> None:
     server = serve()
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20)) as session:
@@ -98,8 +99,17 @@ def test_hostile_logs_are_diagnosed_in_bounded_memory_by_the_cli(tmp_path: Path)
     write_hostile_logs(logs)
     out = tmp_path / "diagnosis.json"
     rc, rss_kb, err = run_measured(
-        ["sh", "-c", 'exec "$0" diagnose "$1" --format json > "$2"', str(VENV_BIN / "denpex"), str(logs),
-         str(out)], clean_env(), timeout=60)
+        [
+            "sh",
+            "-c",
+            'exec "$0" diagnose "$1" --format json > "$2"',
+            str(VENV_BIN / "denpex"),
+            str(logs),
+            str(out),
+        ],
+        clean_env(),
+        timeout=60,
+    )
     assert rc == 0, err[-2000:]
     diagnosis = json.loads(out.read_text())
     assert diagnosis["stats"]["bytes"] > 100 << 20
@@ -109,7 +119,11 @@ def test_hostile_logs_are_diagnosed_in_bounded_memory_by_the_cli(tmp_path: Path)
 
 
 async def test_hostile_logs_through_the_worker_in_bounded_memory(
-    redis_url: str, log_root: Path, redis_client: redis.Redis, tmp_path: Path, client: Any,
+    redis_url: str,
+    log_root: Path,
+    redis_client: redis.Redis,
+    tmp_path: Path,
+    client: Any,
 ) -> None:
     folder = install_demo_job(log_root, "ci", "4242")
     write_hostile_logs(folder)
@@ -119,7 +133,8 @@ async def test_hostile_logs_through_the_worker_in_bounded_memory(
     import asyncio
 
     rc, rss_kb, err = await asyncio.to_thread(
-        run_measured, [str(VENV_BIN / "denpex"), "worker", "--burst"], env, 60)
+        run_measured, [str(VENV_BIN / "denpex"), "worker", "--burst"], env, 60
+    )
     assert rc == 0, err[-2000:]
     diagnosis = json.loads(redis_client.get("denpex:diagnosis:files:ci:4242"))
     assert diagnosis["initiating"]["rank"] in (0, 5)

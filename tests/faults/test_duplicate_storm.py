@@ -23,13 +23,23 @@ from tests.pipeline.conftest import SECRET, WorkerProcs, install_demo_job, slack
 
 pytestmark = pytest.mark.timeout(90)
 HEALTHZ_HARD_LIMIT_MS = 1000.0
-JOB = {"cluster": "hpc", "job_id": "31337", "state": "FAILED", "exit_code": "1:0", "node_list": "gpu-[01-08]",
-       "user": "alice", "name": "llama-ft"}
+JOB = {
+    "cluster": "hpc",
+    "job_id": "31337",
+    "state": "FAILED",
+    "exit_code": "1:0",
+    "node_list": "gpu-[01-08]",
+    "user": "alice",
+    "name": "llama-ft",
+}
 WORK = "slurm:hpc:31337"
 
 
 async def test_thousand_duplicates_one_diagnosis_and_healthz_answers(
-    serve: Callable[..., ServeProc], fake_slack: Any, workers: Callable[..., WorkerProcs], log_root: Path,
+    serve: Callable[..., ServeProc],
+    fake_slack: Any,
+    workers: Callable[..., WorkerProcs],
+    log_root: Path,
     redis_client: redis.Redis,
 ) -> None:
     install_demo_job(log_root, "hpc", "31337")
@@ -45,8 +55,11 @@ async def test_thousand_duplicates_one_diagnosis_and_healthz_answers(
 
     procs = workers(**slack_env(fake_slack), DENPEX_NODE_GRACE_SECONDS="0")
     procs.start("--collector", "slurm=integrations.files:create_collector")
-    await wait_async(lambda: redis_client.hget(f"denpex:post:{WORK}", "status") == b"posted", 40,
-                     "the one post\n" + procs.output())
+    await wait_async(
+        lambda: redis_client.hget(f"denpex:post:{WORK}", "status") == b"posted",
+        40,
+        "the one post\n" + procs.output(),
+    )
     await asyncio.sleep(1.0)
     assert list(posted_threads(fake_slack)) == [WORK]
     assert sum(int(v) for v in redis_client.hvals("denpex:stats:diagnoses")) == 1

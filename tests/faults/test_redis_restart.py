@@ -70,8 +70,9 @@ class StopRedisOnce:
         return self.inner.mask(text)
 
 
-async def send_until_accepted(session: aiohttp.ClientSession, url: str, payload: dict[str, Any],
-                              deadline: float, log: list[int]) -> int:
+async def send_until_accepted(
+    session: aiohttp.ClientSession, url: str, payload: dict[str, Any], deadline: float, log: list[int]
+) -> int:
     """A sender as the hooks behave: retry on 5xx and connection errors, stop on any other answer."""
     while True:
         body, headers = signed(payload)
@@ -106,7 +107,11 @@ async def aof_client(aof_redis: PersistentRedis, log_root: Path) -> AsyncIterato
 
 
 async def test_burst_of_50_with_redis_restart_loses_nothing(
-    aof_client: TestClient, aof_redis: PersistentRedis, fake_slack: Any, log_root: Path, tmp_path: Path,
+    aof_client: TestClient,
+    aof_redis: PersistentRedis,
+    fake_slack: Any,
+    log_root: Path,
+    tmp_path: Path,
     workers: Callable[..., WorkerProcs],
 ) -> None:
     jobs = [f"b{i:02d}" for i in range(BURST)]
@@ -124,8 +129,7 @@ async def test_burst_of_50_with_redis_restart_loses_nothing(
         async def one(i: int, session: aiohttp.ClientSession) -> int:
             await asyncio.sleep(i * 0.03)  # a burst spread over 1.5 s, so the restart lands inside it
             payload = {"cluster": "ci", "job_id": jobs[i], "state": "FAILED"}
-            status = await send_until_accepted(session, url, payload, time.monotonic() + 30,
-                                               answers[jobs[i]])
+            status = await send_until_accepted(session, url, payload, time.monotonic() + 30, answers[jobs[i]])
             if sum(log == [202] for log in answers.values()) >= 10 and not accepted_before.is_set():
                 accepted_before.set()
                 restart.start()  # Redis goes down with 10 jobs accepted and 40 still to come
@@ -139,8 +143,9 @@ async def test_burst_of_50_with_redis_restart_loses_nothing(
         retried = sum(1 for log in answers.values() if len(log) > 1)
         assert retried, "the restart happened during the burst: some senders had to retry"
 
-        await wait_async(lambda: diagnosed_count(aof_redis.url) >= BURST, 45,
-                         "every job diagnosed\n" + procs.output())
+        await wait_async(
+            lambda: diagnosed_count(aof_redis.url) >= BURST, 45, "every job diagnosed\n" + procs.output()
+        )
 
         def all_posted() -> bool:
             return len(fake_slack.roots("C0ALERTS")) >= BURST
@@ -150,14 +155,23 @@ async def test_burst_of_50_with_redis_restart_loses_nothing(
         threads = posted_threads(fake_slack)
         assert sorted(threads) == sorted(f"files:ci:{j}" for j in jobs)
         assert diagnosed_count(aof_redis.url) == BURST, "each job diagnosed exactly once"
-        print(json.dumps({"burst": BURST, "senders_that_retried": retried,
-                          "answers": dict(Counter(s for log in answers.values() for s in log))}))
+        print(
+            json.dumps(
+                {
+                    "burst": BURST,
+                    "senders_that_retried": retried,
+                    "answers": dict(Counter(s for log in answers.values() for s in log)),
+                }
+            )
+        )
     finally:
         procs.stop_all()
 
 
 async def test_redis_dying_inside_accept_does_not_turn_the_retry_into_a_duplicate(
-    aof_client: TestClient, aof_redis: PersistentRedis, log_root: Path,
+    aof_client: TestClient,
+    aof_redis: PersistentRedis,
+    log_root: Path,
 ) -> None:
     install_demo_job(log_root, "ci", "victim")
     payload = {"cluster": "ci", "job_id": "victim", "state": "FAILED"}

@@ -38,7 +38,11 @@ def inject(fake_slack: Any, fault: str) -> None:
 
 @pytest.mark.parametrize("fault", ["429", "500", "hang", "hang_history"])
 async def test_slack_fault_is_retried_and_posted_exactly_once(
-    fault: str, client: TestClient, fake_slack: Any, workers: Callable[..., WorkerProcs], log_root: Path,
+    fault: str,
+    client: TestClient,
+    fake_slack: Any,
+    workers: Callable[..., WorkerProcs],
+    log_root: Path,
     redis_client: redis.Redis,
 ) -> None:
     install_demo_job(log_root, "ci", "slack-fault")

@@ -29,7 +29,11 @@ WORK = "files:ci:kill-me"
 
 @pytest.mark.parametrize("victim", ["worker", "horse"])
 async def test_worker_killed_mid_diagnosis_completes_once(
-    victim: str, client: TestClient, fake_slack: Any, workers: Callable[..., WorkerProcs], log_root: Path,
+    victim: str,
+    client: TestClient,
+    fake_slack: Any,
+    workers: Callable[..., WorkerProcs],
+    log_root: Path,
     redis_client: redis.Redis,
 ) -> None:
     install_demo_job(log_root, "ci", "kill-me")
@@ -50,8 +54,11 @@ async def test_worker_killed_mid_diagnosis_completes_once(
     else:
         kill_work_horse(proc.pid)  # only the horse (OOM killer): its own worker notices and retries
         second = first
-    await wait_async(lambda: redis_client.hget(f"denpex:post:{WORK}", "status") == b"posted", 45,
-                     "the re-run job\n" + second.output())
+    await wait_async(
+        lambda: redis_client.hget(f"denpex:post:{WORK}", "status") == b"posted",
+        45,
+        "the re-run job\n" + second.output(),
+    )
     await asyncio.sleep(1.0)
     assert list(posted_threads(fake_slack)) == [WORK]
     diagnosis = json.loads(redis_client.get(f"denpex:diagnosis:{WORK}"))

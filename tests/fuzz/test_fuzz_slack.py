@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.server import build_deps, create_app
-from bot.slack.routes import route_installers
+from denpex.cli._runtime import slack_route_installers
 from denpex.settings import Settings
 from tests.fakes.slack import FakeSlack, payloads
 from tests.slack import helpers
@@ -52,7 +52,7 @@ class AppThread:
         from knowledge.masking import Masker
 
         deps = build_deps(self.settings, Masker.default())
-        deps.extra_routes.extend(route_installers(self.settings, deps))
+        deps.extra_routes.extend(slack_route_installers(self.settings, deps))
         runner = web.AppRunner(create_app(self.settings, deps), shutdown_timeout=1)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -14,6 +14,7 @@ import time
 
 from denpex.models import JobRef
 from integrations.kubernetes.collector import KubernetesCollector
+from integrations.kubernetes.kernel import KernelLogOptions
 from tests.fakes.k8s import FakeKube
 from tests.fakes.k8s import objects as o
 
@@ -37,7 +38,9 @@ def main(ranks: int = 1000) -> None:
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         t0 = time.perf_counter()
         ref = JobRef(scheduler="kubernetes", cluster="c", job_id="big", namespace="default")
-        evidence = KubernetesCollector(kube.api_client(), kubelet_kernel_log=None).collect(ref)
+        evidence = KubernetesCollector(kube.api_client(), kernel=KernelLogOptions(kubelet_path=None)).collect(
+            ref
+        )
         t1 = time.perf_counter()
         total = sum(len(chunk) for source in evidence.sources for chunk in source.open_bytes())
         t2 = time.perf_counter()

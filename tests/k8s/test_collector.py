@@ -10,6 +10,7 @@ from kubernetes import client
 from denpex.models import Evidence, JobRef
 from integrations.base import UnknownJob
 from integrations.kubernetes.collector import KubernetesCollector
+from integrations.kubernetes.kernel import KernelLogOptions
 from tests.fakes.k8s import FakeKube
 from tests.fakes.k8s import objects as o
 from tests.k8s.scenarios import T0, indexed_oom_job, training_lines
@@ -128,7 +129,9 @@ def test_pytorchjob_ranks_master_first(api: client.ApiClient, kube: FakeKube):
             "pods",
             o.pytorch_pod("llama", rtype, idx, job_uid=uid, node_name=node, extra_containers=("istio",)),
         )
-    ev = KubernetesCollector(api, now=NOW, kubelet_kernel_log=None).collect(ref("PyTorchJob/llama"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(
+        ref("PyTorchJob/llama")
+    )
     assert rank_sources(ev) == {
         "llama-master-0.pytorch.log": (0, "n0"),
         "llama-worker-0.pytorch.log": (1, "n1"),
@@ -145,7 +148,7 @@ def test_rank_from_env_then_name_suffix(api: client.ApiClient, kube: FakeKube):
     kube.put("pods", o.pod("plain-worker-3", labels=labels, node_name="n1"))
     kube.put("pods", o.pod("plain-zz", labels=labels, node_name="n2"))
     assert job
-    ev = KubernetesCollector(api, now=NOW, kubelet_kernel_log=None).collect(ref("plain"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("plain"))
     assert rank_sources(ev) == {
         "plain-a.pytorch.log": (5, "n0"),
         "plain-worker-3.pytorch.log": (3, "n1"),
@@ -166,7 +169,9 @@ def test_jobset_ranks_offset_by_child_job(api: client.ApiClient, kube: FakeKube)
             kube.put(
                 "pods", o.pod(f"js-workers-{job_index}-{idx}-abcde", labels=labels, node_name=f"n{job_index}")
             )
-    ev = KubernetesCollector(api, now=NOW, kubelet_kernel_log=None).collect(ref("JobSet/js"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(
+        ref("JobSet/js")
+    )
     assert sorted(r for r, _ in rank_sources(ev).values()) == [0, 1, 2, 3]
     assert rank_sources(ev)["js-workers-1-0-abcde.pytorch.log"] == (2, "n1")
 
@@ -175,7 +180,7 @@ def test_pending_container_is_missing_evidence(api: client.ApiClient, kube: Fake
     job = kube.put("jobs", o.indexed_job("pend", 1))
     waiting = o.k.V1ContainerState(waiting=o.k.V1ContainerStateWaiting(reason="ImagePullBackOff"))
     kube.put("pods", o.job_pod("pend", 0, job_uid=job["metadata"]["uid"], node_name="n0", state=waiting))
-    ev = KubernetesCollector(api, now=NOW, kubelet_kernel_log=None).collect(ref("pend"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("pend"))
     assert rank_sources(ev) == {}
     assert any("never ran: ImagePullBackOff" in m.what for m in ev.missing)
     assert "waiting reason=ImagePullBackOff" in text(ev, "k8s-pod-status")
@@ -185,7 +190,7 @@ def test_unknown_job_and_deleted_owner(api: client.ApiClient, kube: FakeKube):
     with pytest.raises(UnknownJob):
         KubernetesCollector(api, now=NOW).collect(ref("nope"))
     kube.put("pods", o.job_pod("orphan", 0, job_uid="u", node_name="n0"))
-    ev = KubernetesCollector(api, now=NOW, kubelet_kernel_log=None).collect(ref("orphan"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("orphan"))
     assert len(rank_sources(ev)) == 1 and any("not found in the API" in m.what for m in ev.missing)
 
 
@@ -202,6 +207,6 @@ def test_paged_pod_list_for_many_ranks(api: client.ApiClient, kube: FakeKube):
     job = kube.put("jobs", o.indexed_job("big", 1200, failed="BackoffLimitExceeded"))
     for i in range(1200):
         kube.put("pods", o.job_pod("big", i, job_uid=job["metadata"]["uid"], node_name=f"n{i // 8}"))
-    ev = KubernetesCollector(api, now=NOW, kubelet_kernel_log=None).collect(ref("big"))
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(kubelet_path=None)).collect(ref("big"))
     assert sorted(r for r, _ in rank_sources(ev).values()) == list(range(1200))
     assert any("continue=" in p for p in kube.requested("/pods?"))

@@ -18,7 +18,7 @@ from kubernetes import client
 from denpex.models import JobRef
 from integrations.kubernetes.collector import KubernetesCollector
 from integrations.kubernetes.sender import HookSender
-from integrations.kubernetes.watcher import Watcher
+from integrations.kubernetes.watcher import Watcher, WatchOptions
 from tests.k8s.sink import HookSink, wait_for
 
 pytestmark = pytest.mark.k8s_live
@@ -82,9 +82,8 @@ def test_live_collector(live_api: client.ApiClient, failed_job: tuple[str, str])
 def test_live_watcher_reports_once(live_api: client.ApiClient, failed_job: tuple[str, str]):
     ns, name = failed_job
     sink = HookSink().start()
-    watcher = Watcher(
-        live_api, HookSender(sink.url, sink.secret).send, cluster="live", namespaces=[ns], watch_timeout=10
-    )
+    options = WatchOptions(cluster="live", namespaces=(ns,), watch_timeout=10)
+    watcher = Watcher(live_api, HookSender(sink.url, sink.secret).send, options)
     watcher.start()
     try:
         body = wait_for(lambda: sink.bodies, timeout=60, what="the report")[0]

@@ -14,6 +14,7 @@ from kubernetes import client
 
 from denpex.models import JobRef
 from integrations.kubernetes.collector import KubernetesCollector
+from integrations.kubernetes.kernel import KernelLogOptions
 from integrations.kubernetes.node_agent import boot_wall_time, create_app, read_kernel_log
 from knowledge.masking import Masker
 from tests.fakes.k8s import FakeKube
@@ -143,7 +144,9 @@ def test_collector_uses_the_node_agent_before_the_kubelet(api: client.ApiClient,
         start=datetime(2026, 11, 29, 19, 0, tzinfo=UTC),
         end=datetime(2026, 11, 29, 19, 5, tzinfo=UTC),
     )
-    ev = KubernetesCollector(api, now=NOW, node_agent_token=TOKEN, node_agent_namespace="denpex").collect(job)
+    ev = KubernetesCollector(
+        api, now=NOW, kernel=KernelLogOptions(token=TOKEN, agent_namespace="denpex")
+    ).collect(job)
     kernel = {s.node: b"".join(s.open_bytes()).decode() for s in ev.sources if s.kind == "kernel"}
     assert set(kernel) == {"gpu-00", "gpu-01"} and ev.missing == []
     assert "Xid (PCI:0000:05:00): 79" in kernel["gpu-01"] and "hunter2" not in kernel["gpu-01"]
@@ -167,7 +170,7 @@ def test_collector_with_a_wrong_token_falls_back_and_says_why(
         ),
     )
     kube.store.node_files.clear()
-    ev = KubernetesCollector(api, now=NOW, node_agent_token="wrong").collect(
+    ev = KubernetesCollector(api, now=NOW, kernel=KernelLogOptions(token="wrong")).collect(
         JobRef(scheduler="kubernetes", cluster="t", job_id="train", namespace="default")
     )
     assert [m.what for m in ev.missing] == [

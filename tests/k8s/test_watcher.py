@@ -12,7 +12,7 @@ import redis
 
 from integrations.kubernetes.reported import MemoryReported, RedisReported
 from integrations.kubernetes.sender import HookSender
-from integrations.kubernetes.watcher import Watcher
+from integrations.kubernetes.watcher import Watcher, WatchOptions
 from tests.fakes.k8s import FakeKube
 from tests.fakes.k8s import objects as o
 from tests.k8s.scenarios import indexed_oom_job
@@ -30,7 +30,8 @@ def make_watcher(kube: FakeKube, sink: HookSink, **kw) -> Watcher:
     sender = HookSender(sink.url, sink.secret, timeout=5)
     kw.setdefault("watch_timeout", 2)
     kw.setdefault("backoff", (0.05, 0.4))
-    return Watcher(kube.api_client(), sender.send, cluster="test", **kw)
+    reported = kw.pop("reported", None)
+    return Watcher(kube.api_client(), sender.send, WatchOptions(cluster="test", **kw), reported=reported)
 
 
 @pytest.fixture
@@ -178,7 +179,7 @@ def test_without_crds_only_jobs_are_watched(kube: FakeKube, sink: HookSink):
 
 
 def test_namespaces_limit_the_watch(kube: FakeKube, sink: HookSink):
-    w = make_watcher(kube, sink, namespaces=["ml"])
+    w = make_watcher(kube, sink, namespaces=("ml",))
     w.start()
     try:
         kube.put("jobs", o.indexed_job("elsewhere", 1, namespace="other", failed="BackoffLimitExceeded"))
@@ -264,7 +265,10 @@ def test_rejected_report_is_not_marked_reported(kube: FakeKube, sink: HookSink):
     wrong = HookSender(sink.url, "not-the-secret", timeout=5)
     seen = MemoryReported()
     w = Watcher(
-        kube.api_client(), wrong.send, cluster="test", reported=seen, watch_timeout=2, backoff=(0.05, 0.4)
+        kube.api_client(),
+        wrong.send,
+        WatchOptions(cluster="test", watch_timeout=2, backoff=(0.05, 0.4)),
+        reported=seen,
     )
     w.start()
     try:

@@ -31,8 +31,9 @@ from tests.support.redis_server import RedisServer, free_port
 
 
 def start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(args, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        args, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
 
 
 def wait_healthy(port: int, timeout: float = 60.0) -> None:
@@ -48,8 +49,15 @@ def wait_healthy(port: int, timeout: float = 60.0) -> None:
 
 async def storm(session: aiohttp.ClientSession, url: str, n: int) -> tuple[dict[int, int], list[float]]:
     probe = subprocess.Popen(
-        ["bash", "-c", f"for i in $(seq 40); do curl -s -o /dev/null -w '%{{time_total}}\\n' {url}/healthz;"
-                       " sleep 0.01; done"], stdout=subprocess.PIPE, text=True)
+        [
+            "bash",
+            "-c",
+            f"for i in $(seq 40); do curl -s -o /dev/null -w '%{{time_total}}\\n' {url}/healthz;"
+            " sleep 0.01; done",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     await asyncio.sleep(0.05)
 
     async def one() -> int:
@@ -69,11 +77,19 @@ async def run(jobs: int, storm_size: int) -> None:
     for i in range(jobs + 1):
         shutil.copytree(DEMO_LOGS, root / "ci" / f"j{i}")
     slack = FakeSlack().start()
-    env = worker_env(rs.url, root, SLACK_API_URL=slack.base_url, SLACK_BOT_TOKEN=slack.bot_token,
-                     DENPEX_CHANNEL="C0ALERTS", DENPEX_WEBHOOK_SECRET=SECRET)
+    env = worker_env(
+        rs.url,
+        root,
+        SLACK_API_URL=slack.base_url,
+        SLACK_BOT_TOKEN=slack.bot_token,
+        DENPEX_CHANNEL="C0ALERTS",
+        DENPEX_WEBHOOK_SECRET=SECRET,
+    )
     port = free_port()
-    procs = [start([str(VENV_BIN / "denpex"), "worker", "-n", "2"], env),
-             start([str(VENV_BIN / "denpex"), "serve", "--host", "127.0.0.1", "--port", str(port)], env)]
+    procs = [
+        start([str(VENV_BIN / "denpex"), "worker", "-n", "2"], env),
+        start([str(VENV_BIN / "denpex"), "serve", "--host", "127.0.0.1", "--port", str(port)], env),
+    ]
     client = redis.Redis.from_url(rs.url)
     try:
         wait_healthy(port)
@@ -81,9 +97,11 @@ async def run(jobs: int, storm_size: int) -> None:
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=storm_size)) as session:
             counts, probes = await storm(session, url, storm_size)
             queued = sum(1 for _ in client.scan_iter("denpex:job:*"))
-            print(f"storm: {storm_size} concurrent duplicates -> statuses {counts}, jobs queued {queued}; "
-                  f"/healthz (external curl, n={len(probes)}): median {statistics.median(probes):.1f} ms, "
-                  f"max {max(probes):.1f} ms")
+            print(
+                f"storm: {storm_size} concurrent duplicates -> statuses {counts}, jobs queued {queued}; "
+                f"/healthz (external curl, n={len(probes)}): median {statistics.median(probes):.1f} ms, "
+                f"max {max(probes):.1f} ms"
+            )
             latencies = []
             for i in range(1, jobs + 1):
                 t0 = time.perf_counter()
@@ -94,8 +112,10 @@ async def run(jobs: int, storm_size: int) -> None:
                     await asyncio.sleep(0.005)
                 latencies.append(time.perf_counter() - t0)
         p50 = statistics.median(latencies)
-        print(f"webhook -> thread posted, 8-rank demo job, warm workers: p50 {p50:.3f} s, "
-              f"max {max(latencies):.3f} s (n={jobs}); load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"webhook -> thread posted, 8-rank demo job, warm workers: p50 {p50:.3f} s, "
+            f"max {max(latencies):.3f} s (n={jobs}); load average {os.getloadavg()[0]:.1f}"
+        )
     finally:
         for proc in procs:
             try:

@@ -36,9 +36,14 @@ VENV_BIN = Path(sys.executable).parent
 
 def make_settings(redis_url: str, log_root: Path, **extra: Any) -> Settings:
     values: dict[str, Any] = {
-        "REDIS_URL": redis_url, "DENPEX_WEBHOOK_SECRET": SECRET, "DENPEX_ALERTMANAGER_TOKEN": AM_TOKEN,
-        "DENPEX_LOG_ROOT": str(log_root), "DENPEX_NODE_GRACE_SECONDS": 2, "DENPEX_MAX_BODY_BYTES": 1 << 20,
-        "SLACK_BOT_TOKEN": None, "DENPEX_CHANNEL": None,
+        "REDIS_URL": redis_url,
+        "DENPEX_WEBHOOK_SECRET": SECRET,
+        "DENPEX_ALERTMANAGER_TOKEN": AM_TOKEN,
+        "DENPEX_LOG_ROOT": str(log_root),
+        "DENPEX_NODE_GRACE_SECONDS": 2,
+        "DENPEX_MAX_BODY_BYTES": 1 << 20,
+        "SLACK_BOT_TOKEN": None,
+        "DENPEX_CHANNEL": None,
     }
     values.update(extra)
     return Settings(**values)
@@ -72,9 +77,22 @@ class WorkerProcs:
     def start(self, *args: str, **env: str) -> subprocess.Popen[bytes]:
         out = (self.log_dir / f"worker-{len(self.procs)}.log").open("wb")
         proc = subprocess.Popen(
-            [str(VENV_BIN / "denpex"), "worker", "--maintenance-interval", "1", "--monitoring-interval", "1",
-             "--heartbeat-grace", "2", *args],
-            env={**self.env, **env}, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                str(VENV_BIN / "denpex"),
+                "worker",
+                "--maintenance-interval",
+                "1",
+                "--monitoring-interval",
+                "1",
+                "--heartbeat-grace",
+                "2",
+                *args,
+            ],
+            env={**self.env, **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self.procs.append(proc)
         return proc
 
@@ -110,8 +128,15 @@ class _suppress:
 
 def worker_env(redis_url: str, log_root: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DENPEX_", "REDIS_"))}
-    env.update({"REDIS_URL": redis_url, "DENPEX_LOG_ROOT": str(log_root), "DENPEX_NODE_GRACE_SECONDS": "2",
-                "DENPEX_LOG_LEVEL": "WARNING", **extra})
+    env.update(
+        {
+            "REDIS_URL": redis_url,
+            "DENPEX_LOG_ROOT": str(log_root),
+            "DENPEX_NODE_GRACE_SECONDS": "2",
+            "DENPEX_LOG_LEVEL": "WARNING",
+            **extra,
+        }
+    )
     return env
 
 

@@ -16,8 +16,13 @@ pytestmark = pytest.mark.timeout(90)
 
 
 def run_demo(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(VENV_BIN / "denpex"), "demo", "--timeout", "60"], env=env, capture_output=True,
-                          text=True, timeout=80)
+    return subprocess.run(
+        [str(VENV_BIN / "denpex"), "demo", "--timeout", "60"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=80,
+    )
 
 
 def listening(port: int) -> bool:
@@ -44,8 +49,9 @@ def test_demo_prints_the_thread_naming_rank_5_with_the_token_masked() -> None:
 
 
 def test_demo_posts_when_slack_is_configured(fake_slack: Any) -> None:
-    env = demo_env(SLACK_API_URL=fake_slack.base_url, SLACK_BOT_TOKEN=fake_slack.bot_token,
-                   DENPEX_CHANNEL="C0ALERTS")
+    env = demo_env(
+        SLACK_API_URL=fake_slack.base_url, SLACK_BOT_TOKEN=fake_slack.bot_token, DENPEX_CHANNEL="C0ALERTS"
+    )
     result = run_demo(env)
     assert result.returncode == 0, result.stderr[-3000:]
     (root,) = fake_slack.roots("C0ALERTS")

@@ -67,17 +67,30 @@ def assert_one_thread(fake_slack: Any) -> tuple[dict[str, Any], list[dict[str, A
 
 
 async def test_files_job_posted_once_without_secrets(
-    client: TestClient, fake_slack: Any, workers: Callable[..., WorkerProcs], log_root: Path,
+    client: TestClient,
+    fake_slack: Any,
+    workers: Callable[..., WorkerProcs],
+    log_root: Path,
     redis_client: redis.Redis,
 ) -> None:
     install_demo_job(log_root, "ci", "4242")
     procs = workers(**slack_env(fake_slack))
     procs.start()
-    payload = {"cluster": "ci", "job_id": "4242", "state": "FAILED", "exit_code": "1:0", "user": "alice",
-               "name": "llama-ft", "extra": {"ignored": True}}
+    payload = {
+        "cluster": "ci",
+        "job_id": "4242",
+        "state": "FAILED",
+        "exit_code": "1:0",
+        "user": "alice",
+        "name": "llama-ft",
+        "extra": {"ignored": True},
+    }
     assert await send(client, "/hooks/job", payload) == 202
-    await wait_async(lambda: post_state(redis_client, "files:ci:4242").get("status") == "posted", 60,
-                     "the post\n" + procs.output())
+    await wait_async(
+        lambda: post_state(redis_client, "files:ci:4242").get("status") == "posted",
+        60,
+        "the post\n" + procs.output(),
+    )
     root, replies = assert_one_thread(fake_slack)
     assert replies, "the diagnosis goes in the thread"
     everything = json.dumps(root) + json.dumps(replies)
@@ -93,24 +106,42 @@ async def test_files_job_posted_once_without_secrets(
 
 
 async def test_eight_nodes_and_retries_give_one_diagnosis_and_one_post(
-    client: TestClient, fake_slack: Any, workers: Callable[..., WorkerProcs], log_root: Path,
+    client: TestClient,
+    fake_slack: Any,
+    workers: Callable[..., WorkerProcs],
+    log_root: Path,
     redis_client: redis.Redis,
 ) -> None:
     install_demo_job(log_root, "hpc", "777")
     nodes = [f"gpu-{i:02d}" for i in range(1, 9)]
-    job = {"cluster": "hpc", "job_id": 777, "state": "FAILED", "exit_code": "1:0", "node_list": "gpu-[01-08]",
-           "user": "alice", "name": "llama-ft"}
-    reports = [send(client, "/hooks/slurm/node", {"cluster": "hpc", "job_id": "777", "node": n,
-                                                  "kernel_log": f"[1.0] {n}: nothing unusual\n"})
-               for n in nodes]
+    job = {
+        "cluster": "hpc",
+        "job_id": 777,
+        "state": "FAILED",
+        "exit_code": "1:0",
+        "node_list": "gpu-[01-08]",
+        "user": "alice",
+        "name": "llama-ft",
+    }
+    reports = [
+        send(
+            client,
+            "/hooks/slurm/node",
+            {"cluster": "hpc", "job_id": "777", "node": n, "kernel_log": f"[1.0] {n}: nothing unusual\n"},
+        )
+        for n in nodes
+    ]
     statuses = await asyncio.gather(*reports, *[send(client, "/hooks/slurm", job) for _ in range(8)])
     assert statuses[:8] == [202] * 8
     assert sorted(statuses[8:]) == [200] * 7 + [202]
     assert Queue("denpex", connection=redis_client).count == 1
     procs = workers(**slack_env(fake_slack), DENPEX_NODE_GRACE_SECONDS="30")
     procs.start("--processes", "2", "--collector", FILES_FOR_SLURM)
-    await wait_async(lambda: post_state(redis_client, "slurm:hpc:777").get("status") == "posted", 60,
-                     "the post\n" + procs.output())
+    await wait_async(
+        lambda: post_state(redis_client, "slurm:hpc:777").get("status") == "posted",
+        60,
+        "the post\n" + procs.output(),
+    )
     await asyncio.sleep(1.0)  # a second worker would have had time to post a duplicate
     assert_one_thread(fake_slack)
     diagnosis = json.loads(redis_client.get("denpex:diagnosis:slurm:hpc:777"))
@@ -119,23 +150,39 @@ async def test_eight_nodes_and_retries_give_one_diagnosis_and_one_post(
 
 
 async def test_missing_node_log_is_waited_for_then_reported(
-    client: TestClient, workers: Callable[..., WorkerProcs], log_root: Path, redis_client: redis.Redis,
+    client: TestClient,
+    workers: Callable[..., WorkerProcs],
+    log_root: Path,
+    redis_client: redis.Redis,
 ) -> None:
     install_demo_job(log_root, "hpc", "778")
-    await send(client, "/hooks/slurm/node", {"cluster": "hpc", "job_id": "778", "node": "gpu-01",
-                                             "kernel_log": "[1.0] fine\n"})
-    assert await send(client, "/hooks/slurm", {"cluster": "hpc", "job_id": "778", "state": "FAILED",
-                                               "nodes": ["gpu-01", "gpu-02"]}) == 202
+    await send(
+        client,
+        "/hooks/slurm/node",
+        {"cluster": "hpc", "job_id": "778", "node": "gpu-01", "kernel_log": "[1.0] fine\n"},
+    )
+    assert (
+        await send(
+            client,
+            "/hooks/slurm",
+            {"cluster": "hpc", "job_id": "778", "state": "FAILED", "nodes": ["gpu-01", "gpu-02"]},
+        )
+        == 202
+    )
     procs = workers()  # no Slack: diagnose and store only
     procs.start("--collector", FILES_FOR_SLURM)
-    raw = await wait_async(lambda: redis_client.get("denpex:diagnosis:slurm:hpc:778"), 60,
-                           "the diagnosis\n" + procs.output())
+    raw = await wait_async(
+        lambda: redis_client.get("denpex:diagnosis:slurm:hpc:778"), 60, "the diagnosis\n" + procs.output()
+    )
     missing = [m["what"] for m in json.loads(raw)["missing_evidence"]]
     assert "kernel log of gpu-02" in missing and "kernel log of gpu-01" not in missing
 
 
 async def test_sigkilled_worker_job_completes_once_on_a_new_worker(
-    client: TestClient, fake_slack: Any, workers: Callable[..., WorkerProcs], log_root: Path,
+    client: TestClient,
+    fake_slack: Any,
+    workers: Callable[..., WorkerProcs],
+    log_root: Path,
     redis_client: redis.Redis,
 ) -> None:
     install_demo_job(log_root, "hpc", "900")
@@ -144,16 +191,25 @@ async def test_sigkilled_worker_job_completes_once_on_a_new_worker(
     victim = first.start("--collector", FILES_FOR_SLURM)
     # send once the worker listens, so the job is surely mid-wait (for gpu-07) when it is killed
     await wait_async(lambda: Worker.count(connection=redis_client) >= 1, 60, "the worker\n" + first.output())
-    assert await send(client, "/hooks/slurm", {"cluster": "hpc", "job_id": "900", "state": "FAILED",
-                                               "nodes": ["gpu-07"]}) == 202
+    assert (
+        await send(
+            client,
+            "/hooks/slurm",
+            {"cluster": "hpc", "job_id": "900", "state": "FAILED", "nodes": ["gpu-07"]},
+        )
+        == 202
+    )
     state = lambda: redis_client.hget("denpex:job:slurm:hpc:900", "state")  # noqa: E731
     await wait_async(lambda: state() == b"collecting", 30, "the job to start\n" + first.output())
     first.kill(victim)  # worker and work-horse, mid-job (waiting for gpu-07's kernel log)
     assert not fake_slack.roots("C0ALERTS")
     second = workers(**env)
     second.start("--collector", FILES_FOR_SLURM)
-    await wait_async(lambda: post_state(redis_client, "slurm:hpc:900").get("status") == "posted", 60,
-                     "the re-queued job\n" + second.output())
+    await wait_async(
+        lambda: post_state(redis_client, "slurm:hpc:900").get("status") == "posted",
+        60,
+        "the re-queued job\n" + second.output(),
+    )
     assert_one_thread(fake_slack)
     job = Job.fetch(rq_job_id("slurm:hpc:900"), connection=redis_client)
     assert job.retries_left == len(RETRY_INTERVALS) - 1, "re-queued once, as an abandoned job"

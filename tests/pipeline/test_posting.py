@@ -15,18 +15,24 @@ from slack_sdk.errors import SlackApiError
 
 from denpex.models import Diagnosis, EntryRef, Initiating, JobRef, MissingEvidence, Scheduler
 from integrations.slack_client import make_web_client
+from tests.fakes.render import PlainRenderer
 from workers.ports import QuotaDecision
 from workers.posting import ROOT_EVENT, SlackPoster
-from workers.render import PlainRenderer
 from workers.store import Store
 
 pytestmark = pytest.mark.timeout(60)
 
 JOB = JobRef(scheduler=Scheduler.slurm, cluster="hpc", job_id="42", state="FAILED")
 WORK = JOB.key
-DIAG = Diagnosis(category="gpu_oom", confidence=0.9, entry=EntryRef(id="x", title="CUDA OOM <@channel>"),
-                 initiating=Initiating(rank=3, node="gpu-02"), root_cause="too big", fix="smaller batch",
-                 missing_evidence=[MissingEvidence(what="kernel log of gpu-01", next_action="run dmesg")])
+DIAG = Diagnosis(
+    category="gpu_oom",
+    confidence=0.9,
+    entry=EntryRef(id="x", title="CUDA OOM <@channel>"),
+    initiating=Initiating(rank=3, node="gpu-02"),
+    root_cause="too big",
+    fix="smaller batch",
+    missing_evidence=[MissingEvidence(what="kernel log of gpu-01", next_action="run dmesg")],
+)
 ALLOWED = QuotaDecision(allowed=True)
 
 
@@ -55,13 +61,17 @@ def test_posts_root_and_thread_once_and_is_idempotent(fake_slack: Any, redis_cli
     assert "<@channel>" not in fake_slack.roots("C0ALERTS")[0]["text"]  # escaped: &lt;@channel&gt;
 
 
-def test_root_posted_but_ts_not_recorded_is_found_not_reposted(fake_slack: Any,
-                                                               redis_client: redis.Redis) -> None:
+def test_root_posted_but_ts_not_recorded_is_found_not_reposted(
+    fake_slack: Any, redis_client: redis.Redis
+) -> None:
     store = Store(redis_client, result_ttl=600)
     store.update_post(WORK, status="posting", posting_at=time.time())
     client = make_web_client(fake_slack.bot_token, fake_slack.base_url)
-    crashed = client.chat_postMessage(channel="C0ALERTS", text="root from the crashed attempt",
-                                      metadata={"event_type": ROOT_EVENT, "event_payload": {"job_key": WORK}})
+    crashed = client.chat_postMessage(
+        channel="C0ALERTS",
+        text="root from the crashed attempt",
+        metadata={"event_type": ROOT_EVENT, "event_payload": {"job_key": WORK}},
+    )
     _, ts = poster(fake_slack, redis_client).post(WORK, JOB, DIAG, ALLOWED)
     assert ts == crashed["ts"]
     assert len(fake_slack.roots("C0ALERTS")) == 1
@@ -93,8 +103,9 @@ def test_server_error_then_retry_posts_once(fake_slack: Any, redis_client: redis
     assert len(fake_slack.roots("C0ALERTS")) == 1 and len(replies(fake_slack)) == 2
 
 
-def test_timeout_after_slack_posted_is_recovered_without_duplicate(fake_slack: Any,
-                                                                   redis_client: redis.Redis) -> None:
+def test_timeout_after_slack_posted_is_recovered_without_duplicate(
+    fake_slack: Any, redis_client: redis.Redis
+) -> None:
     fake_slack.hang_next(2.0, method="chat.postMessage")  # Slack posts, but after our 1 s timeout
     p = poster(fake_slack, redis_client, timeout=1)
     with pytest.raises(Exception):  # noqa: B017 - slack_sdk raises the socket's timeout error

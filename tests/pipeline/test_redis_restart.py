@@ -74,7 +74,11 @@ async def send_with_retry(client: TestClient, payload: dict[str, Any], deadline:
 
 
 async def test_redis_restart_mid_run_loses_nothing(
-    client: TestClient, aof_redis: PersistentRedis, fake_slack: Any, log_root: Path, tmp_path: Path,
+    client: TestClient,
+    aof_redis: PersistentRedis,
+    fake_slack: Any,
+    log_root: Path,
+    tmp_path: Path,
     workers: Callable[..., WorkerProcs],
 ) -> None:
     for i in range(JOBS):
@@ -83,12 +87,15 @@ async def test_redis_restart_mid_run_loses_nothing(
     try:
         procs.start("--processes", "2")
         deadline = time.monotonic() + 40
-        first = [send_with_retry(client, {"cluster": "ci", "job_id": f"r{i}"}, deadline)
-                 for i in range(JOBS // 2)]
+        first = [
+            send_with_retry(client, {"cluster": "ci", "job_id": f"r{i}"}, deadline) for i in range(JOBS // 2)
+        ]
         assert set(await asyncio.gather(*first)) == {202}
         await asyncio.to_thread(aof_redis.restart, 1.0)
-        rest = [send_with_retry(client, {"cluster": "ci", "job_id": f"r{i}"}, deadline)
-                for i in range(JOBS // 2, JOBS)]
+        rest = [
+            send_with_retry(client, {"cluster": "ci", "job_id": f"r{i}"}, deadline)
+            for i in range(JOBS // 2, JOBS)
+        ]
         assert set(await asyncio.gather(*rest)) <= {200, 202}
 
         def keys() -> list[str]:
@@ -105,8 +112,9 @@ async def test_redis_restart_mid_run_loses_nothing(
                 r.close()
 
         await wait_async(all_posted, 90, "every job posted\n" + procs.output())
-        history = fake_slack.web_client().conversations_history(channel="C0ALERTS", include_all_metadata=True,
-                                                                limit=1000)
+        history = fake_slack.web_client().conversations_history(
+            channel="C0ALERTS", include_all_metadata=True, limit=1000
+        )
         posted = [m["metadata"]["event_payload"]["job_key"] for m in history["messages"] if m.get("metadata")]
         assert sorted(posted) == sorted(f"files:ci:r{i}" for i in range(JOBS)), json.dumps(keys())
     finally:

@@ -13,16 +13,19 @@ from integrations.files import FilesCollector, UnsafePath, resolve_job_dir
 from integrations.hostlist import HostlistError, expand
 from integrations.signing import sign, verify
 from integrations.slack_client import api_url, make_web_client
-from workers.render import PlainRenderer, escape
+from tests.fakes.render import PlainRenderer, escape
 
 
-@pytest.mark.parametrize(("expr", "nodes"), [
-    ("gpu-[01-04,07],login1", ["gpu-01", "gpu-02", "gpu-03", "gpu-04", "gpu-07", "login1"]),
-    ("r[1-2]n[01-02]", ["r1n01", "r1n02", "r2n01", "r2n02"]),
-    ("node5", ["node5"]),
-    ("a[8-10]", ["a8", "a9", "a10"]),
-    ("gpu-01,gpu-01", ["gpu-01"]),
-])
+@pytest.mark.parametrize(
+    ("expr", "nodes"),
+    [
+        ("gpu-[01-04,07],login1", ["gpu-01", "gpu-02", "gpu-03", "gpu-04", "gpu-07", "login1"]),
+        ("r[1-2]n[01-02]", ["r1n01", "r1n02", "r2n01", "r2n02"]),
+        ("node5", ["node5"]),
+        ("a[8-10]", ["a8", "a9", "a10"]),
+        ("gpu-01,gpu-01", ["gpu-01"]),
+    ],
+)
 def test_hostlist_expands(expr: str, nodes: list[str]) -> None:
     assert expand(expr) == nodes
 
@@ -45,13 +48,34 @@ def test_signature_reasons() -> None:
 
 
 def test_payloads_to_job_keys() -> None:
-    slurm = payloads.slurm_event(payloads.parse(payloads.SlurmJobBody, {
-        "cluster": "hpc", "job_id": 12, "state": "FAILED", "node_list": "n[1-2]", "restart_count": 2}))
+    slurm = payloads.slurm_event(
+        payloads.parse(
+            payloads.SlurmJobBody,
+            {"cluster": "hpc", "job_id": 12, "state": "FAILED", "node_list": "n[1-2]", "restart_count": 2},
+        )
+    )
     assert slurm.job.nodes == ["n1", "n2"] and slurm.dedupe_key == "slurm:hpc:12#restart2"
-    kube = payloads.kubernetes_event(payloads.parse(payloads.KubernetesBody, {
-        "cluster": "k", "namespace": "ml", "kind": "PyTorchJob", "name": "llama", "state": "Failed",
-        "pods": [{"name": "llama-worker-3", "node": "gpu-7", "rank": 3, "reason": "OOMKilled",
-                  "exit_code": 137}]}))
+    kube = payloads.kubernetes_event(
+        payloads.parse(
+            payloads.KubernetesBody,
+            {
+                "cluster": "k",
+                "namespace": "ml",
+                "kind": "PyTorchJob",
+                "name": "llama",
+                "state": "Failed",
+                "pods": [
+                    {
+                        "name": "llama-worker-3",
+                        "node": "gpu-7",
+                        "rank": 3,
+                        "reason": "OOMKilled",
+                        "exit_code": 137,
+                    }
+                ],
+            },
+        )
+    )
     assert kube.job.key == "kubernetes:k:ml/PyTorchJob/llama" and kube.job.nodes == ["gpu-7"]
     assert "reason=OOMKilled exitCode=137" in kube.facts[1]
     with pytest.raises(payloads.PayloadError) as err:
@@ -79,8 +103,16 @@ def test_log_root_is_a_jail(tmp_path: Path) -> None:
 def test_plain_renderer_escapes_log_text() -> None:
     from denpex.models import Diagnosis, EvidenceLine, Initiating
 
-    diag = Diagnosis(category="gpu_oom", confidence=0.5, initiating=Initiating(rank=1, evidence=[
-        EvidenceLine(source="rank1.log", line=3, text="<!channel> see <http://evil|here> & more")]))
+    diag = Diagnosis(
+        category="gpu_oom",
+        confidence=0.5,
+        initiating=Initiating(
+            rank=1,
+            evidence=[
+                EvidenceLine(source="rank1.log", line=3, text="<!channel> see <http://evil|here> & more")
+            ],
+        ),
+    )
     job = JobRef(scheduler=Scheduler.files, cluster="ci", job_id="1")
     text = "\n".join(m.text for m in PlainRenderer().thread_messages(job, diag))
     assert "<!channel>" not in text and "&lt;!channel&gt;" in text and "&amp; more" in text

@@ -23,8 +23,17 @@ from tests.pipeline.conftest import AM_TOKEN, PLANTED, all_redis_text, make_sett
 
 pytestmark = pytest.mark.timeout(60)
 
-SLURM = {"cluster": "hpc", "job_id": 4242, "state": "FAILED", "exit_code": "1:0", "node_list": "gpu-[01-02]",
-         "user": "alice", "name": "llama-ft", "start": 1763600000, "end": 1763603000}
+SLURM = {
+    "cluster": "hpc",
+    "job_id": 4242,
+    "state": "FAILED",
+    "exit_code": "1:0",
+    "node_list": "gpu-[01-02]",
+    "user": "alice",
+    "name": "llama-ft",
+    "start": 1763600000,
+    "end": 1763603000,
+}
 
 
 @pytest.fixture
@@ -56,8 +65,9 @@ async def test_good_signature_queues_once(client: TestClient, redis_client: redi
 
 
 @pytest.mark.parametrize("case", ["bad", "stale", "future", "missing", "wrong_secret", "tampered"])
-async def test_bad_signatures_are_401_and_queue_nothing(client: TestClient, redis_client: redis.Redis,
-                                                        case: str) -> None:
+async def test_bad_signatures_are_401_and_queue_nothing(
+    client: TestClient, redis_client: redis.Redis, case: str
+) -> None:
     body, headers = signed(SLURM)
     if case == "bad":
         headers["X-Denpex-Signature"] = "v1=" + "0" * 64
@@ -78,25 +88,42 @@ async def test_bad_signatures_are_401_and_queue_nothing(client: TestClient, redi
     assert not redis_client.keys("denpex:*")
 
 
-@pytest.mark.parametrize(("route", "payload", "field"), [
-    ("/hooks/slurm", {**SLURM, "cluster": ""}, "cluster"),
-    ("/hooks/slurm", {k: v for k, v in SLURM.items() if k != "job_id"}, "job_id"),
-    ("/hooks/slurm", {**SLURM, "state": None}, "state"),
-    ("/hooks/slurm", {**SLURM, "node_list": "gpu-[01-"}, "node_list"),
-    ("/hooks/slurm", {**SLURM, "nodes": ["gpu 01"]}, "nodes"),
-    ("/hooks/slurm", {**SLURM, "end": "yesterday-ish"}, "end"),
-    ("/hooks/slurm", {**SLURM, "cluster": "a:b"}, "cluster"),
-    ("/hooks/slurm/node", {"cluster": "hpc", "job_id": "1", "node": "gpu-01"}, "kernel_log"),
-    ("/hooks/slurm/node", {"cluster": "hpc", "job_id": "1", "node": "../x", "kernel_log": ""}, "node"),
-    ("/hooks/kubernetes", {"cluster": "k", "namespace": "ml", "kind": "Deployment", "name": "x",
-                           "state": "Failed"}, "kind"),
-    ("/hooks/kubernetes", {"cluster": "k", "namespace": "ml", "kind": "Job", "name": "x", "state": "Failed",
-                           "pods": [{"name": "x-0", "rank": "zero"}]}, "pods.0.rank"),
-    ("/hooks/job", {"cluster": "ci"}, "job_id"),
-    ("/hooks/job", ["not", "an", "object"], "body"),
-])
-async def test_malformed_payload_is_400_naming_the_field(client: TestClient, redis_client: redis.Redis,
-                                                         route: str, payload: Any, field: str) -> None:
+@pytest.mark.parametrize(
+    ("route", "payload", "field"),
+    [
+        ("/hooks/slurm", {**SLURM, "cluster": ""}, "cluster"),
+        ("/hooks/slurm", {k: v for k, v in SLURM.items() if k != "job_id"}, "job_id"),
+        ("/hooks/slurm", {**SLURM, "state": None}, "state"),
+        ("/hooks/slurm", {**SLURM, "node_list": "gpu-[01-"}, "node_list"),
+        ("/hooks/slurm", {**SLURM, "nodes": ["gpu 01"]}, "nodes"),
+        ("/hooks/slurm", {**SLURM, "end": "yesterday-ish"}, "end"),
+        ("/hooks/slurm", {**SLURM, "cluster": "a:b"}, "cluster"),
+        ("/hooks/slurm/node", {"cluster": "hpc", "job_id": "1", "node": "gpu-01"}, "kernel_log"),
+        ("/hooks/slurm/node", {"cluster": "hpc", "job_id": "1", "node": "../x", "kernel_log": ""}, "node"),
+        (
+            "/hooks/kubernetes",
+            {"cluster": "k", "namespace": "ml", "kind": "Deployment", "name": "x", "state": "Failed"},
+            "kind",
+        ),
+        (
+            "/hooks/kubernetes",
+            {
+                "cluster": "k",
+                "namespace": "ml",
+                "kind": "Job",
+                "name": "x",
+                "state": "Failed",
+                "pods": [{"name": "x-0", "rank": "zero"}],
+            },
+            "pods.0.rank",
+        ),
+        ("/hooks/job", {"cluster": "ci"}, "job_id"),
+        ("/hooks/job", ["not", "an", "object"], "body"),
+    ],
+)
+async def test_malformed_payload_is_400_naming_the_field(
+    client: TestClient, redis_client: redis.Redis, route: str, payload: Any, field: str
+) -> None:
     status, body = await post(client, route, payload)
     assert status == 400, body
     assert body["field"] == field
@@ -104,18 +131,29 @@ async def test_malformed_payload_is_400_naming_the_field(client: TestClient, red
     assert queued(redis_client) == 0
 
 
-async def test_alertmanager_needs_bearer_and_names_the_field(client: TestClient,
-                                                             redis_client: redis.Redis) -> None:
-    alert = {"version": "4", "status": "firing", "alerts": [
-        {"status": "firing",
-         "labels": {"alertname": "KubeJobFailed", "namespace": "ml", "job_name": "train-7"},
-         "annotations": {"description": "Job ml/train-7 failed to complete."}},
-        {"status": "firing", "labels": {"alertname": "Watchdog"}}]}
+async def test_alertmanager_needs_bearer_and_names_the_field(
+    client: TestClient, redis_client: redis.Redis
+) -> None:
+    alert = {
+        "version": "4",
+        "status": "firing",
+        "alerts": [
+            {
+                "status": "firing",
+                "labels": {"alertname": "KubeJobFailed", "namespace": "ml", "job_name": "train-7"},
+                "annotations": {"description": "Job ml/train-7 failed to complete."},
+            },
+            {"status": "firing", "labels": {"alertname": "Watchdog"}},
+        ],
+    }
     body = json.dumps(alert).encode()
     resp = await client.post("/hooks/alertmanager", data=body, headers={"Content-Type": "application/json"})
     assert resp.status == 401
-    resp = await client.post("/hooks/alertmanager", data=body, headers={
-        "Content-Type": "application/json", "Authorization": "Bearer wrong"})
+    resp = await client.post(
+        "/hooks/alertmanager",
+        data=body,
+        headers={"Content-Type": "application/json", "Authorization": "Bearer wrong"},
+    )
     assert resp.status == 401
     auth = {"Content-Type": "application/json", "Authorization": f"Bearer {AM_TOKEN}"}
     empty = json.dumps({"version": "4", "alerts": []})
@@ -129,8 +167,9 @@ async def test_alertmanager_needs_bearer_and_names_the_field(client: TestClient,
 
 
 @pytest.mark.parametrize("job_id", ["..", "../etc", "/etc/passwd", "a/../../b", "escape"])
-async def test_path_traversal_rejected(client: TestClient, redis_client: redis.Redis, log_root: Path,
-                                       tmp_path: Path, job_id: str) -> None:
+async def test_path_traversal_rejected(
+    client: TestClient, redis_client: redis.Redis, log_root: Path, tmp_path: Path, job_id: str
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (log_root / "ci").mkdir()
@@ -189,7 +228,9 @@ async def test_health_and_metrics(client: TestClient, redis_server: Any) -> None
 
 
 async def test_new_occurrence_starts_clean_but_a_takeover_keeps_post_state(
-    redis_url: str, log_root: Path, redis_client: redis.Redis,
+    redis_url: str,
+    log_root: Path,
+    redis_client: redis.Redis,
 ) -> None:
     now = [time.time()]
     settings = make_settings(redis_url, log_root)

@@ -17,7 +17,7 @@ import pytest
 from aiohttp import web
 
 from bot.server import build_deps, create_app
-from bot.slack.routes import route_installers
+from denpex.cli._runtime import slack_route_installers
 from denpex.settings import Settings
 from tests.fakes.slack import FakeSlack, payloads
 from tests.fakes.slack.fixture import fake_slack
@@ -86,7 +86,7 @@ def masker() -> Any:
 async def running_stack(settings: Settings, fake: FakeSlack, masker: Any) -> AsyncIterator[SlackStack]:
     """`denpex serve`'s application: the pipeline's server with the Slack routes installed."""
     deps = build_deps(settings, masker)
-    deps.extra_routes.extend(route_installers(settings, deps))
+    deps.extra_routes.extend(slack_route_installers(settings, deps))
     runner = web.AppRunner(create_app(settings, deps), shutdown_timeout=1)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -100,7 +100,7 @@ async def test_quota_out_failure_is_still_announced(
     from workers.queueing import rq_job_id
 
     job = JobRef(scheduler=Scheduler.files, cluster="ci", job_id="778", state="FAILED")
-    redis_client.hset(store.job_key(job.key), mapping=store.job_mapping(job, [], 0.0, rq_job_id(job.key)))
+    redis_client.hset(store.record_key(job.key), mapping=store.job_mapping(job, [], 0.0, rq_job_id(job.key)))
     quota = Quota(redis_client)
     for _ in range(3):
         quota.consume("T0DENPEX")
@@ -132,8 +132,14 @@ def test_manifest_has_what_the_app_uses() -> None:
     assert "socket_mode_enabled" in manifest["settings"]
 
 
-async def _diagnose_from(slack_stack: SlackStack, settings: Settings, redis_client: redis.Redis,
-                         masker: Any, job_id: str, channel_id: str) -> None:
+async def _diagnose_from(
+    slack_stack: SlackStack,
+    settings: Settings,
+    redis_client: redis.Redis,
+    masker: Any,
+    job_id: str,
+    channel_id: str,
+) -> None:
     assert settings.log_root is not None
     scenarios.zero3_save(settings.log_root / "ci" / job_id)
     await slack_stack.command(f"diagnose {job_id} --cluster ci", channel_id=channel_id)

@@ -70,7 +70,14 @@ def hook_log() -> Iterator[Path]:
 @pytest.fixture
 def sink(slurm_cluster: Cluster, hook_log: Path) -> Iterator[Sink]:
     """A signed-webhook receiver with /etc/denpex/hooks.env pointing the real hooks at it."""
-    with Sink(SECRET) as receiver, hooks_env(DENPEX_URL=receiver.url, DENPEX_WEBHOOK_SECRET=SECRET,
-                                             DENPEX_CLUSTER="ci", DENPEX_HOOK_LOG=str(hook_log)):
+    with (
+        Sink(SECRET) as receiver,
+        hooks_env(
+            DENPEX_URL=receiver.url,
+            DENPEX_WEBHOOK_SECRET=SECRET,
+            DENPEX_CLUSTER="ci",
+            DENPEX_HOOK_LOG=str(hook_log),
+        ),
+    ):
         receiver.log = hook_log
         yield receiver

@@ -30,8 +30,17 @@ DEV_CLUSTER = ROOT / "deploy" / "slurm" / "dev-cluster.sh"
 HOOK = ROOT / "deploy" / "slurm" / "denpex-slurm-hook"
 HOOKS_ENV = Path("/etc/denpex/hooks.env")
 LOCK = Path("/run/denpex-slurm-tests.lock")
-FINAL = {"COMPLETED", "FAILED", "OUT_OF_MEMORY", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "CANCELLED",
-         "BOOT_FAIL", "DEADLINE"}
+FINAL = {
+    "COMPLETED",
+    "FAILED",
+    "OUT_OF_MEMORY",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "CANCELLED",
+    "BOOT_FAIL",
+    "DEADLINE",
+}
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.2) -> Any:
@@ -100,6 +109,7 @@ class Cluster:
 
     def accounted(self, job_id: str, timeout: float = 20) -> None:
         """Wait until slurmdbd has the job and its steps (sacct lags slurmctld a little)."""
+
         def rows() -> int:
             return len(sh("sacct", "-n", "-P", "-j", job_id, "-o", "JobID", check=False).split())
 
@@ -159,17 +169,29 @@ def cancel_leftovers() -> None:
     """Cancel jobs an earlier (interrupted) test session left queued: they were submitted from a
     pytest temporary folder, and a stuck one would hold the single node."""
     out = sh("squeue", "-h", "-o", "%i|%Z", check=False)
-    stale = [line.split("|", 1)[0] for line in out.splitlines()
-             if "|" in line and "/pytest-of-" in line.split("|", 1)[1]]
+    stale = [
+        line.split("|", 1)[0]
+        for line in out.splitlines()
+        if "|" in line and "/pytest-of-" in line.split("|", 1)[1]
+    ]
     if stale:
         sh("scancel", *{s.split("_")[0].split("+")[0] for s in stale}, check=False)
-        wait_until(lambda: not any(i in sh("squeue", "-h", "-o", "%i", check=False).split() for i in stale),
-                   60, "leftover jobs to go")
+        wait_until(
+            lambda: not any(i in sh("squeue", "-h", "-o", "%i", check=False).split() for i in stale),
+            60,
+            "leftover jobs to go",
+        )
 
 
 def cluster_up(env: dict[str, str] | None = None) -> None:
-    proc = subprocess.run([str(DEV_CLUSTER), "up"], capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "DENPEX_SLURM_HOOKS": "epilog", **(env or {})}, check=False)
+    proc = subprocess.run(
+        [str(DEV_CLUSTER), "up"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "DENPEX_SLURM_HOOKS": "epilog", **(env or {})},
+        check=False,
+    )
     if proc.returncode != 0:
         raise AssertionError(f"dev-cluster.sh up failed:\n{proc.stdout}\n{proc.stderr}")
 
@@ -216,8 +238,9 @@ class Sink:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                problem = verify(sink.secret, body, self.headers.get(TIMESTAMP_HEADER),
-                                 self.headers.get(SIGNATURE_HEADER))
+                problem = verify(
+                    sink.secret, body, self.headers.get(TIMESTAMP_HEADER), self.headers.get(SIGNATURE_HEADER)
+                )
                 with sink._lock:
                     if problem:
                         sink.rejected.append(problem)

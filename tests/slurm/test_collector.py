@@ -33,7 +33,8 @@ sleep 30'
 
 def collect(job_id: str, cap: int = 64 << 20) -> Evidence:
     return SlurmCollector(CliBackend(), rank_byte_cap=cap).collect(
-        JobRef(scheduler="slurm", cluster="ci", job_id=job_id))
+        JobRef(scheduler="slurm", cluster="ci", job_id=job_id)
+    )
 
 
 def text(evidence: Evidence, kind: str) -> dict[str, str]:
@@ -41,8 +42,11 @@ def text(evidence: Evidence, kind: str) -> dict[str, str]:
 
 
 def ranks(evidence: Evidence) -> dict[int, str]:
-    return {s.rank: b"".join(s.open_bytes()).decode() for s in evidence.sources
-            if s.kind == "rank" and s.rank is not None}
+    return {
+        s.rank: b"".join(s.open_bytes()).decode()
+        for s in evidence.sources
+        if s.kind == "rank" and s.rank is not None
+    }
 
 
 def run_job(cluster: Cluster, script: str, *args: str, name: str) -> str:
@@ -53,8 +57,15 @@ def run_job(cluster: Cluster, script: str, *args: str, name: str) -> str:
 
 
 def test_per_task_output_files_become_one_source_per_rank(slurm_cluster: Cluster) -> None:
-    job = run_job(slurm_cluster, TWO_RANKS.format(opts="--output=%j_%t.log"), "-n", "2", "-o", "batch_%j.out",
-                  name="pertask")
+    job = run_job(
+        slurm_cluster,
+        TWO_RANKS.format(opts="--output=%j_%t.log"),
+        "-n",
+        "2",
+        "-o",
+        "batch_%j.out",
+        name="pertask",
+    )
     ev = collect(job)
     by_rank = ranks(ev)
     assert sorted(by_rank) == [0, 1]
@@ -67,8 +78,9 @@ def test_per_task_output_files_become_one_source_per_rank(slurm_cluster: Cluster
 
 
 def test_label_file_is_one_combined_source_and_rank_1_is_named(slurm_cluster: Cluster) -> None:
-    job = run_job(slurm_cluster, TWO_RANKS.format(opts="--label"), "-n", "2", "-o", "label_%j.out",
-                  name="label")
+    job = run_job(
+        slurm_cluster, TWO_RANKS.format(opts="--label"), "-n", "2", "-o", "label_%j.out", name="label"
+    )
     ev = collect(job)
     [combined] = text(ev, "combined").values()
     assert f"1: {CUDA_OOM}" in combined and "task 1: Exited with exit code 1" in combined
@@ -95,8 +107,15 @@ exit 2'
 
 
 def test_missing_logs_are_reported_with_the_next_action(slurm_cluster: Cluster) -> None:
-    job = run_job(slurm_cluster, TWO_RANKS.format(opts="--output=%x_%j_%t.log"), "-n", "2",
-                  "-o", "gone_%j.out", name="gone")
+    job = run_job(
+        slurm_cluster,
+        TWO_RANKS.format(opts="--output=%x_%j_%t.log"),
+        "-n",
+        "2",
+        "-o",
+        "gone_%j.out",
+        name="gone",
+    )
     (slurm_cluster.workdir / f"gone_{job}_1.log").unlink()
     (slurm_cluster.workdir / f"gone_{job}.out").unlink()
     ev = collect(job)
@@ -137,8 +156,15 @@ def collect_as(user: str, job_id: str) -> list[dict[str, str]]:
 
 def test_unreadable_logs_as_an_unprivileged_worker(slurm_cluster: Cluster) -> None:
     """The worker runs as `nobody`; the job's folder is root-only (0700)."""
-    job = run_job(slurm_cluster, TWO_RANKS.format(opts="--output=%j_%t.log"), "-n", "2", "-o", "priv_%j.out",
-                  name="priv")
+    job = run_job(
+        slurm_cluster,
+        TWO_RANKS.format(opts="--output=%j_%t.log"),
+        "-n",
+        "2",
+        "-o",
+        "priv_%j.out",
+        name="priv",
+    )
     missing = collect_as("nobody", job)
     denied = [m for m in missing if "permission denied" in m["what"]]
     assert denied and all("setfacl" in m["next_action"] for m in denied), missing
@@ -202,8 +228,18 @@ def test_only_the_job_owners_regular_files_are_read(slurm_cluster: Cluster, tmp_
         script = TWO_RANKS.format(opts=f"--output={shared}/own_%j_%t.log")
         path = shared / "own.sh"
         path.write_text(script)
-        job = sh("sbatch", "--parsable", "--uid=nobody", "-n", "2", "-D", str(shared), "-o", "own_%j.out",
-                 str(path)).strip()
+        job = sh(
+            "sbatch",
+            "--parsable",
+            "--uid=nobody",
+            "-n",
+            "2",
+            "-D",
+            str(shared),
+            "-o",
+            "own_%j.out",
+            str(path),
+        ).strip()
         slurm_cluster.wait_done(job)
         slurm_cluster.accounted(job)
         (shared / f"own_{job}_1.log").unlink()
@@ -224,11 +260,26 @@ def test_srun_job_without_batch_script_uses_its_submit_line(slurm_cluster: Clust
     """`srun` run directly (no sbatch): no output file; per-task files come from the SubmitLine."""
     name = f"direct-{os.getpid()}"
     script = f"[ $SLURM_PROCID = 1 ] && {{ echo '{CUDA_OOM}'; exit 1; }}; sleep 30"
-    argv = ["srun", "-n", "2", "-K", "-J", name, "-D", str(slurm_cluster.workdir),
-            "--output=direct_%j_%t.log", "bash", "-c", script]
+    argv = [
+        "srun",
+        "-n",
+        "2",
+        "-K",
+        "-J",
+        name,
+        "-D",
+        str(slurm_cluster.workdir),
+        "--output=direct_%j_%t.log",
+        "bash",
+        "-c",
+        script,
+    ]
     subprocess.run(argv, capture_output=True, timeout=60, check=False)
-    job = wait_until(lambda: sh("sacct", "-n", "-X", "-P", f"--name={name}", "-o", "JobID").strip(), 20,
-                     "sacct to know the srun job")
+    job = wait_until(
+        lambda: sh("sacct", "-n", "-X", "-P", f"--name={name}", "-o", "JobID").strip(),
+        20,
+        "sacct to know the srun job",
+    )
     slurm_cluster.wait_done(job)
     slurm_cluster.accounted(job)
     ev = collect(job)

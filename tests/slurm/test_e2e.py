@@ -63,17 +63,26 @@ class Pipeline:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         base = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DENPEX_", "REDIS_"))}
-        self.env = {**base, "REDIS_URL": redis_url, "DENPEX_WEBHOOK_SECRET": SECRET, "DENPEX_CLUSTER": "ci",
-                    "DENPEX_CHANNEL": "C0ALERTS", "SLACK_BOT_TOKEN": slack.bot_token,
-                    "SLACK_API_URL": slack.base_url, "SLACK_SIGNING_SECRET": SIGNING,
-                    "DENPEX_NODE_GRACE_SECONDS": "15", "DENPEX_LOG_LEVEL": "INFO"}
+        self.env = {
+            **base,
+            "REDIS_URL": redis_url,
+            "DENPEX_WEBHOOK_SECRET": SECRET,
+            "DENPEX_CLUSTER": "ci",
+            "DENPEX_CHANNEL": "C0ALERTS",
+            "SLACK_BOT_TOKEN": slack.bot_token,
+            "SLACK_API_URL": slack.base_url,
+            "SLACK_SIGNING_SECRET": SIGNING,
+            "DENPEX_NODE_GRACE_SECONDS": "15",
+            "DENPEX_LOG_LEVEL": "INFO",
+        }
         self.server: subprocess.Popen[bytes] | None = None
         self.worker: subprocess.Popen[bytes] | None = None
 
     def _spawn(self, name: str, *argv: str) -> subprocess.Popen[bytes]:
         out = (self.log_dir / f"{name}.log").open("ab")
-        return subprocess.Popen([DENPEX, *argv], env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        return subprocess.Popen(
+            [DENPEX, *argv], env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
 
     def start_server(self) -> None:
         self.server = self._spawn("server", "serve", "--host", "127.0.0.1", "--port", str(self.port))
@@ -138,8 +147,11 @@ class Pipeline:
 
 
 @pytest.fixture(scope="module")
-def pipeline(slurm_cluster: Cluster, redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
-             ) -> Iterator[Pipeline]:
+def pipeline(
+    slurm_cluster: Cluster,
+    redis_server: RedisServer,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Pipeline]:
     if redis_server.proc is None or redis_server.proc.poll() is not None:
         redis_server.start()
     client = redis.Redis.from_url(redis_server.url)
@@ -152,8 +164,13 @@ def pipeline(slurm_cluster: Cluster, redis_server: RedisServer, tmp_path_factory
         pipe.hook_log = hook_log  # type: ignore[attr-defined]
         pipe.start()
         try:
-            with hooks_env(DENPEX_URL=pipe.url, DENPEX_WEBHOOK_SECRET=SECRET, DENPEX_CLUSTER="ci",
-                           DENPEX_HOOK_LOG=str(hook_log), DENPEX_TIMEOUT="3"):
+            with hooks_env(
+                DENPEX_URL=pipe.url,
+                DENPEX_WEBHOOK_SECRET=SECRET,
+                DENPEX_CLUSTER="ci",
+                DENPEX_HOOK_LOG=str(hook_log),
+                DENPEX_TIMEOUT="3",
+            ):
                 yield pipe
         finally:
             pipe.stop()
@@ -177,8 +194,9 @@ def test_label_job_cuda_oom_names_rank_1_in_one_thread(slurm_cluster: Cluster, p
     assert not [m for m in diagnosis["missing_evidence"] if m["what"].startswith("kernel log of")]
 
 
-def test_job_over_mem_is_host_oom_from_state_and_kernel_line(slurm_cluster: Cluster,
-                                                             pipeline: Pipeline) -> None:
+def test_job_over_mem_is_host_oom_from_state_and_kernel_line(
+    slurm_cluster: Cluster, pipeline: Pipeline
+) -> None:
     job = slurm_cluster.submit(OOM_JOB, "--mem=100M", "-o", "oom_%j.out", name="preprocess")
     assert slurm_cluster.wait_done(job) == "OUT_OF_MEMORY"
     root = pipeline.posted(job)
@@ -217,8 +235,9 @@ def test_slash_command_diagnoses_a_slurm_job_id(slurm_cluster: Cluster, pipeline
         slurm_cluster.accounted(job)
     body = payloads.form_body(pipeline.slack.slash_command(f"diagnose {job}"))
     headers = {**payloads.sign(body, SIGNING), "Content-Type": "application/x-www-form-urlencoded"}
-    request = urllib.request.Request(f"{pipeline.url}/slack/events", data=body.encode(),  # noqa: S310
-                                     headers=headers)
+    request = urllib.request.Request(  # noqa: S310
+        f"{pipeline.url}/slack/events", data=body.encode(), headers=headers
+    )
     with urllib.request.urlopen(request, timeout=10) as resp:  # noqa: S310 - 127.0.0.1
         assert resp.status == 200
     pipeline.posted(job)
@@ -230,8 +249,11 @@ def test_failure_while_server_is_down_leaves_the_node_up(slurm_cluster: Cluster,
     try:
         job = slurm_cluster.submit("#!/bin/bash\necho dying\nexit 9\n", "-o", "down_%j.out", name="down")
         assert slurm_cluster.wait_done(job) == "FAILED"
-        wait_until(lambda: sum("unreachable" in x for x in hook_lines(pipeline, job)) >= 2, 40,
-                   "both hooks to give up")
+        wait_until(
+            lambda: sum("unreachable" in x for x in hook_lines(pipeline, job)) >= 2,
+            40,
+            "both hooks to give up",
+        )
         assert slurm_cluster.node_state() in ("idle", "mixed", "completing", "planned")
         node = sh("scontrol", "show", "node", slurm_cluster.node)
         assert "DRAIN" not in node and "Epilog error" not in node

@@ -29,17 +29,27 @@ HET = (
 )
 T1, T2, T3 = "2026-11-29T19:14:08", "2026-11-29T19:14:10", "2026-11-29T19:14:38"
 # sacct -P -n -D --format=<records.SACCT_FIELDS>, as Slurm 22.05 printed them
-REQUEUE = "\n".join([
-    f"30|30|requeued|REQUEUED|0:0|0:0|None|vm||{T1}|{T2}|00:00:02|UNLIMITED||||1G|root|/w|0|sbatch rq.sh",
-    f"30.batch|30.batch|batch|CANCELLED|0:15||||1|{T1}|{T2}|00:00:03||0|vm|0|||||",
-    f"30|30|requeued|FAILED|5:0|0:0|None|vm||{T3}|{T3}|00:00:00|UNLIMITED||||1G|root|/w|0|sbatch rq.sh",
-    f"30.batch|30.batch|batch|FAILED|5:0||||1|{T3}|{T3}|00:00:00||0|vm|0|||||",
-]) + "\n"
-MULTILINE = "\n".join([
-    f"23|23|label|FAILED|15:0|0:15|None|vm||{T1}|{T1}|00:00:00|UNLIMITED||||1G|root|/w|0|sbatch -o l_%j x",
-    f"23.0|23.0|bash|CANCELLED|0:15||||2|{T1}|{T1}|00:00:00||108K|vm|0|||||srun -n 2 --label bash -c 'a |",
-    "b'",
-]) + "\n"
+REQUEUE = (
+    "\n".join(
+        [
+            f"30|30|requeued|REQUEUED|0:0|0:0|None|vm||{T1}|{T2}|00:00:02|UNLIMITED||||1G|root|/w|0|sbatch rq.sh",  # noqa: E501
+            f"30.batch|30.batch|batch|CANCELLED|0:15||||1|{T1}|{T2}|00:00:03||0|vm|0|||||",
+            f"30|30|requeued|FAILED|5:0|0:0|None|vm||{T3}|{T3}|00:00:00|UNLIMITED||||1G|root|/w|0|sbatch rq.sh",  # noqa: E501
+            f"30.batch|30.batch|batch|FAILED|5:0||||1|{T3}|{T3}|00:00:00||0|vm|0|||||",
+        ]
+    )
+    + "\n"
+)
+MULTILINE = (
+    "\n".join(
+        [
+            f"23|23|label|FAILED|15:0|0:15|None|vm||{T1}|{T1}|00:00:00|UNLIMITED||||1G|root|/w|0|sbatch -o l_%j x",  # noqa: E501
+            f"23.0|23.0|bash|CANCELLED|0:15||||2|{T1}|{T1}|00:00:00||108K|vm|0|||||srun -n 2 --label bash -c 'a |",  # noqa: E501
+            "b'",
+        ]
+    )
+    + "\n"
+)
 
 
 def test_het_records_diagnose_every_component() -> None:
@@ -63,30 +73,39 @@ def test_submit_line_may_span_lines_and_hold_pipes() -> None:
     assert job.steps[0].submit_line == "srun -n 2 --label bash -c 'a |\nb'"
 
 
-@pytest.mark.parametrize(("rec", "state"), [
-    ({"JobState": "COMPLETING", "Reason": "OutOfMemory", "ExitCode": "0:125"}, "OUT_OF_MEMORY"),
-    ({"JobState": "COMPLETING", "Reason": "None", "ExitCode": "0:125"}, "OUT_OF_MEMORY"),
-    ({"JobState": "COMPLETING", "Reason": "TimeLimit"}, "TIMEOUT"),
-    ({"JobState": "COMPLETING", "Reason": "NonZeroExitCode", "ExitCode": "1:0"}, "FAILED"),
-    ({"JobState": "COMPLETING", "Reason": "None", "ExitCode": "0:0"}, "COMPLETED"),
-    ({"State": "CANCELLED by 0"}, "CANCELLED"),
-    ({"JobState": "RUNNING"}, "RUNNING"),
-])
+@pytest.mark.parametrize(
+    ("rec", "state"),
+    [
+        ({"JobState": "COMPLETING", "Reason": "OutOfMemory", "ExitCode": "0:125"}, "OUT_OF_MEMORY"),
+        ({"JobState": "COMPLETING", "Reason": "None", "ExitCode": "0:125"}, "OUT_OF_MEMORY"),
+        ({"JobState": "COMPLETING", "Reason": "TimeLimit"}, "TIMEOUT"),
+        ({"JobState": "COMPLETING", "Reason": "NonZeroExitCode", "ExitCode": "1:0"}, "FAILED"),
+        ({"JobState": "COMPLETING", "Reason": "None", "ExitCode": "0:0"}, "COMPLETED"),
+        ({"State": "CANCELLED by 0"}, "CANCELLED"),
+        ({"JobState": "RUNNING"}, "RUNNING"),
+    ],
+)
 def test_state_derivation(rec: dict[str, str], state: str) -> None:
     assert derive_state(rec) == state
 
 
 def test_output_options_of_sbatch_and_srun() -> None:
-    script = ("#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --output=logs/%x-%j.out  # comment\n"
-              "#SBATCH -e e_%j\nmodule load cuda\n"
-              "export A=1 && srun --exclusive -N2 \\\n   --output=logs/%j-%N-%t.log -l python t.py\n"
-              "#SBATCH -o ignored_after_first_command\n")
+    script = (
+        "#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --output=logs/%x-%j.out  # comment\n"
+        "#SBATCH -e e_%j\nmodule load cuda\n"
+        "export A=1 && srun --exclusive -N2 \\\n   --output=logs/%j-%N-%t.log -l python t.py\n"
+        "#SBATCH -o ignored_after_first_command\n"
+    )
     assert sbatch_streams(script, "sbatch --parsable -o override_%j.out x.sh") == {
-        "output": "override_%j.out", "error": "e_%j"}
+        "output": "override_%j.out",
+        "error": "e_%j",
+    }
     [spec] = srun_specs(script)
     assert spec.pattern == "logs/%j-%N-%t.log" and spec.label and spec.origin == "srun (line 6)"
     assert parse_options(["-ofile_%t", "-K", "--label", "prog", "-o", "not-an-option-of-srun"]) == (
-        {"output": "file_%t"}, True)
+        {"output": "file_%t"},
+        True,
+    )
 
 
 def test_patterns_match_files_and_recover_task_and_node(tmp_path: Path) -> None:
@@ -95,8 +114,9 @@ def test_patterns_match_files_and_recover_task_and_node(tmp_path: Path) -> None:
     found = find_files("%j-%N-%t.log", Values(job_id="7", work_dir=str(tmp_path)))
     assert [(f.task, f.node) for f in found] == [(0, "gpu-01"), (1, "gpu-01"), (2, "gpu-02")]
     (tmp_path / "arr_9_0003.out").write_text("x\n")
-    [one] = find_files("arr_%A_%4a.out", Values(job_id="12", array_job_id="9", array_task_id="3",
-                                                 work_dir=str(tmp_path)))
+    [one] = find_files(
+        "arr_%A_%4a.out", Values(job_id="12", array_job_id="9", array_task_id="3", work_dir=str(tmp_path))
+    )
     assert one.path.endswith("arr_9_0003.out")
     (tmp_path / "run_7_0.log").write_text("x\n")
     found = find_files("run_${SLURM_JOB_ID}_%t.log", Values(job_id="7", work_dir=str(tmp_path)))
@@ -155,7 +175,8 @@ def test_output_to_dev_null_is_reported_not_read() -> None:
         def show_job(self, job_id: str) -> list[dict[str, str]]:
             return parse_show_job(
                 "JobId=5 JobName=t UserId=alice(1000) JobState=FAILED Reason=NonZeroExitCode ExitCode=1:0 "
-                "NodeList=n1 WorkDir=/nonexistent StdErr=/dev/null StdOut=/dev/null NumTasks=1")
+                "NodeList=n1 WorkDir=/nonexistent StdErr=/dev/null StdOut=/dev/null NumTasks=1"
+            )
 
         def accounting(self, job_id: str) -> list[dict[str, str]]:
             return []

@@ -41,12 +41,26 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 10.0) -> None:
-        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.appendonly else [
-            "--appendonly", "no"]
+        persistence = (
+            ["--appendonly", "yes", "--appendfsync", "always"] if self.appendonly else ["--appendonly", "no"]
+        )
         self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             *persistence, "--dir", str(self.dir), "--loglevel", "warning"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                *persistence,
+                "--dir",
+                str(self.dir),
+                "--loglevel",
+                "warning",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + timeout
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.2)

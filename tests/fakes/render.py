@@ -1,40 +1,25 @@
-"""A minimal plain-text renderer, the default until the Slack app's Block Kit renderer is injected.
+"""A minimal plain-text `workers.ports.Renderer` for tests that post without Block Kit.
 
-It implements `workers.ports.Renderer` with `text` only (no blocks): enough for the demo, for tests
-and for a worker started without the Slack app. Every piece of log text is escaped for mrkdwn
-(`&`, `<`, `>`), so a log line can never ping `@channel` or render a link.
+It renders `text` only (no blocks). Every piece of log text is escaped with the Slack app's own
+`mrkdwn.escape`, so a log line can never ping `@channel` or render a link; rank ranges are grouped
+the way the engine and the Slack app group them.
 """
 
 from __future__ import annotations
 
+from bot.slack.mrkdwn import escape, rank_ranges
 from denpex.models import Diagnosis, JobRef
 from denpex.texts import pipeline as texts
 from workers.ports import EvidenceFile, SlackMessage
+
+__all__ = ["MAX_TEXT", "PlainRenderer", "escape", "headline"]
 
 #: Slack's limit for `text` is 40,000 characters; stay well under it
 MAX_TEXT = 3500
 
 
-def escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _job_label(job: JobRef) -> str:
     return job.job_id if not job.namespace else f"{job.namespace}/{job.job_id}"
-
-
-def _ranks(ranks: list[int]) -> str:
-    """`[0,1,2,3,4,6,7]` → `0-4,6,7`."""
-    out: list[str] = []
-    items = sorted(set(ranks))
-    i = 0
-    while i < len(items):
-        j = i
-        while j + 1 < len(items) and items[j + 1] == items[j] + 1:
-            j += 1
-        out.append(str(items[i]) if i == j else f"{items[i]}-{items[j]}")
-        i = j + 1
-    return ",".join(out)
 
 
 def headline(diagnosis: Diagnosis) -> str:
@@ -56,10 +41,12 @@ class PlainRenderer:
 
     def thread_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:
         d = diagnosis
-        lines = [f"*Initiating rank:* {d.initiating.rank if d.initiating.rank is not None else 'unknown'}"
-                 + (f" on {escape(d.initiating.node)}" if d.initiating.node else "")
-                 + (f" at {escape(d.initiating.time)}" if d.initiating.time else ""),
-                 f"*Category:* {escape(d.category)} (confidence {d.confidence:.2f})"]
+        lines = [
+            f"*Initiating rank:* {d.initiating.rank if d.initiating.rank is not None else 'unknown'}"
+            + (f" on {escape(d.initiating.node)}" if d.initiating.node else "")
+            + (f" at {escape(d.initiating.time)}" if d.initiating.time else ""),
+            f"*Category:* {escape(d.category)} (confidence {d.confidence:.2f})",
+        ]
         for ev in d.initiating.evidence[:5]:
             lines.append(f"> `{escape(ev.source)}:{ev.line}` {escape(ev.text)[:300]}")
         if d.root_cause:
@@ -69,8 +56,10 @@ class PlainRenderer:
         if d.verify:
             lines.append(f"*Verify:* `{escape(d.verify)}`")
         for group in d.collateral:
-            lines.append(f"*Collateral ranks {_ranks(group.ranks)}:* {escape(group.category)}"
-                         f" — {escape(group.why)}")
+            lines.append(
+                f"*Collateral ranks {rank_ranges(group.ranks)}:* {escape(group.category)}"
+                f" — {escape(group.why)}"
+            )
         for miss in d.missing_evidence:
             lines.append(f"*Missing:* {escape(miss.what)} — {escape(miss.next_action)}")
         messages: list[SlackMessage] = []

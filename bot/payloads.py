@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from denpex.core import facts
 from denpex.core.ids import MAX_ID_LENGTH, SAFE_ID_PATTERN, k8s_job_id
-from denpex.models import JobRef, Scheduler
+from denpex.core.models import JobRef, Scheduler
 from integrations.hostlist import HostlistError, expand
 from integrations.kubernetes.report import KubernetesReport, PodReport
 from workers.admission import JobEvent

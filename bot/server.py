@@ -29,9 +29,9 @@ from rq import Queue
 from bot import payloads
 from bot.metrics import Metrics, create_metrics
 from bot.webhooks import HookError, check_bearer, check_signature, decode_json, read_body
-from denpex.models import JobRef, Scheduler
-from denpex.settings import Settings
-from denpex.texts import http as texts
+from denpex.core.models import JobRef, Scheduler
+from denpex.core.settings import Settings
+from denpex.core.texts import http as texts
 from integrations.files import UnsafePath, resolve_job_dir
 from workers.admission import DEDUPE_TTL, Admission, Admitted, JobEvent
 from workers.masking import TextMasker

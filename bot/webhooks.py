@@ -1,7 +1,7 @@
 """The door of every webhook: content type, size, authentication, UTF-8 and JSON, in that order.
 
 Each check raises `HookError` with the HTTP status, a metrics reason and a user-facing message (from
-`denpex.texts.http`); the route handler turns it into `{"error": ..., "field": ...}`. Nothing is
+`denpex.core.texts.http`); the route handler turns it into `{"error": ..., "field": ...}`. Nothing is
 queued or stored until `read_json` has returned.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from denpex.texts import http as texts
+from denpex.core.texts import http as texts
 from integrations.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
 
 

@@ -1,6 +1,6 @@
 """Denpex: tells an ML platform team why a distributed training job died.
 
-The public surface is small: the value types in `denpex.models`, `denpex.settings.Settings`, and
+The public surface is small: the value types in `denpex.core.models`, `denpex.core.settings.Settings`, and
 the `denpex` command line (`denpex.cli`).
 """
 

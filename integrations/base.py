@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from denpex.models import Evidence, JobRef
+from denpex.core.models import Evidence, JobRef
 
 
 class CollectorError(RuntimeError):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from denpex.models import Evidence, JobRef, LogSource, MissingEvidence
-from denpex.settings import Settings
+from denpex.core.models import Evidence, JobRef, LogSource, MissingEvidence
+from denpex.core.settings import Settings
 
 #: never read more files than this from one job folder (a misconfigured copy job is not a DoS)
 MAX_FILES = 4096

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from rank_bm25 import BM25Okapi
 
-from denpex.models import Diagnosis, EvidenceLine, MissingEvidence
+from denpex.core.models import Diagnosis, EvidenceLine, MissingEvidence
 from knowledge.schema import Entry
 
 TAIL_LINES = 15

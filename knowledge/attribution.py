@@ -75,7 +75,8 @@ def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
             continue
         base = sum(weights.values()) + sum(w for w, _ in ctx.values())
         if entry.phase_only and phase is None and base < WEAK_SCORE:
-            continue  # weak evidence (a launcher line) names a phase-bound failure only when the phase is known
+            # weak evidence (a launcher line) names a phase-bound failure only when the phase is known
+            continue
         total = base + bonus
         out.append(Scored(entry, total, ss, [c for _, c in ctx.values()], phase))
     out.sort(key=lambda s: (-s.score, -s.entry.priority, s.entry.id))
@@ -270,7 +271,9 @@ def _demote_teardown(job: Job) -> None:
     watchdog timeout, a SIGTERM) is part of the teardown: evidence, never the cause."""
     first_in_source: dict[int, Signal] = {}
     for s in job.signals:
-        if s.role == "collateral" and (s.source not in first_in_source or s.line < first_in_source[s.source].line):
+        if s.role == "collateral" and (
+            s.source not in first_in_source or s.line < first_in_source[s.source].line
+        ):
             first_in_source[s.source] = s
     for key, sigs in job.by_actor().items():
         coll = [s for s in sigs if s.role == "collateral"]
@@ -308,7 +311,11 @@ def _named_culprit(job: Job, v: Verdict) -> Verdict:
     culprits = job.culprits or _desynced(job)
     if not culprits or (v.rank is not None and v.rank in culprits):
         return v
-    if not v.collateral_only and v.entry is not None and v.entry.category not in ("nccl_timeout", "hang_no_error"):
+    if (
+        not v.collateral_only
+        and v.entry is not None
+        and v.entry.category not in ("nccl_timeout", "hang_no_error")
+    ):
         return v
     v.rank = min(culprits)
     v.node = job.rank_node.get(v.rank)
@@ -345,7 +352,10 @@ def _has_text(job: Job) -> bool:
 def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     if not _has_text(job):
         return Verdict(
-            category=wording.FALLBACK_CATEGORY, entry=None, confidence=0.0, notes=[wording.no_content(len(job.scans))]
+            category=wording.FALLBACK_CATEGORY,
+            entry=None,
+            confidence=0.0,
+            notes=[wording.no_content(len(job.scans))],
         )
     _demote_teardown(job)
     cands = _candidates(job)
@@ -384,9 +394,9 @@ def _all_at_once(cands: list[_Cand], chosen: _Cand) -> bool:
 def _phase_decides(entry: Entry, alternatives: list[Entry]) -> Entry | None:
     """An alternative of another category bound to other phases: knowing the phase would decide."""
     for alt in alternatives:
-        if alt.category != entry.category and alt.phases and entry.phases:
-            if not set(alt.phases) & set(entry.phases):
-                return alt
+        bound = alt.category != entry.category and alt.phases and entry.phases
+        if bound and not set(alt.phases) & set(entry.phases):
+            return alt
     return None
 
 

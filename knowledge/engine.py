@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from denpex.models import Diagnosis, LogSource, MissingEvidence, Stats
+from denpex.core.models import Diagnosis, LogSource, MissingEvidence, Stats
 from knowledge import attribution, flightrec, report
 from knowledge.facts import load_catalogue
 from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternSet
@@ -164,7 +164,6 @@ class Engine:
         diag = report.diagnosis(job, verdict, self.redactor, missing, stats)
         first_hand = verdict.rank is not None and not verdict.collateral_only
         return flightrec.merge(diag, dumps, logs_decide=first_hand)
-
 
     def _phase_reader(self, scans: Sequence[SourceScan]) -> PhaseReader:
         for scan in scans:

@@ -75,7 +75,7 @@ class SecretRule:
         if self.check not in _CHECKS:
             raise ValueError(f"secret rule {self.id}: check must be one of {', '.join(_CHECKS)}")
         if self.block not in ("", "pem", "indented"):
-            raise ValueError(f"secret rule {self.id}: block must be \"pem\" or \"indented\"")
+            raise ValueError(f'secret rule {self.id}: block must be "pem" or "indented"')
         if re.search(r"\(\?[=!<]|\\[1-9]", self.pattern):
             raise ValueError(f"secret rule {self.id}: no lookaround or backreferences (Hyperscan)")
         if not self.label:

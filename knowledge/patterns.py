@@ -32,9 +32,15 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     "world": (r"(?:world[_ ]size|nranks)[=: ]+\d+", True),
     # ProcessGroupNCCL's desync report lists the ranks that caused it, one a line
     # (pytorch/pytorch@v2.4.0:torch/csrc/distributed/c10d/TraceUtils.h, retrieveDesyncReport)
-    "culprit": (r"^[ \t]*\[[0-9]{1,6}\] (?:finished collective #|joined but didn.t finish collective #)", False),
+    "culprit": (
+        r"^[ \t]*\[[0-9]{1,6}\] (?:finished collective #|joined but didn.t finish collective #)",
+        False,
+    ),
     # where a rank runs: launcher lines (`rank=5 … node=gpu-02`), NCCL's `host:pid:tid [dev] NCCL` prefix
-    "rank_host": (r"\brank[=: ]+[0-9]+\b[^\n]{0,80}\b(?:node|host|hostname)[=: ]+[A-Za-z0-9][A-Za-z0-9._-]*", True),
+    "rank_host": (
+        r"\brank[=: ]+[0-9]+\b[^\n]{0,80}\b(?:node|host|hostname)[=: ]+[A-Za-z0-9][A-Za-z0-9._-]*",
+        True,
+    ),
     "nccl_host": (r"^[A-Za-z0-9][A-Za-z0-9._-]*:[0-9]+:[0-9]+ \[[0-9]+\] NCCL ", False),
     # the collective a rank's traceback is blocked in (the rank in a different one is out of step)
     "c10d_op": (

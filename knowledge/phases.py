@@ -149,7 +149,10 @@ class PhaseReader:
 
     @classmethod
     def build(
-        cls, markers: list[Marker], tail: TailMarkers, scans_marks: list[tuple[list[PhaseMark], list[tuple[int, str]]]]
+        cls,
+        markers: list[Marker],
+        tail: TailMarkers,
+        scans_marks: list[tuple[list[PhaseMark], list[tuple[int, str]]]],
     ) -> PhaseReader:
         return cls(markers, [_timeline(marks, tail.marks(numbered)) for marks, numbered in scans_marks])
 
@@ -173,7 +176,11 @@ class PhaseReader:
         for m in marks:
             if m.line > line + FRAME_AFTER:
                 break
-            if m.line >= line - FRAME_WINDOW and self.markers[m.marker].kind == "frame" and _compatible(m, rank):
+            if (
+                m.line >= line - FRAME_WINDOW
+                and self.markers[m.marker].kind == "frame"
+                and _compatible(m, rank)
+            ):
                 best = m  # the innermost (latest) frame of the traceback
         return self._fact(source, best) if best is not None else None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from denpex.models import (
+from denpex.core.models import (
     Alternative,
     CollateralGroup,
     Diagnosis,
@@ -146,7 +146,10 @@ def missing(job: Job, v: Verdict, given: Sequence[MissingEvidence]) -> list[Miss
         out.append(MissingEvidence(what=what, next_action=nxt))
     rival = _phase_decides(v.entry, v.alternatives) if v.entry is not None and v.phase is None else None
     if rival is not None and v.entry is not None:
-        what, nxt = wording.phase_undecided(v.stamp.iso() if v.stamp else None, [*rival.phases[:2], "train" if "train" in v.entry.phases else v.entry.phases[0]])
+        what, nxt = wording.phase_undecided(
+            v.stamp.iso() if v.stamp else None,
+            [*rival.phases[:2], "train" if "train" in v.entry.phases else v.entry.phases[0]],
+        )
         out.insert(0, MissingEvidence(what=what, next_action=nxt))
     seen: set[str] = set()
     return [m for m in out if not (m.what in seen or seen.add(m.what))]

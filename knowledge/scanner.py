@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from denpex.models import LogSource
+from denpex.core.models import LogSource
 from knowledge import lines
 from knowledge.patterns import PatternSet
 from knowledge.phases import PhaseMark
@@ -240,7 +240,9 @@ class Scanner:
         le = scan_end if le < 0 else le
         a, b = max(ls, pos - 2048), min(le, pos + 2048)
         raw, rel = bytes(buf[a:b]), pos - a
-        seg = raw[raw.rfind(b"\r", 0, rel) + 1 : (raw.find(b"\r", rel) + 1 or len(raw) + 1) - 1]  # the \r part
+        seg = raw[
+            raw.rfind(b"\r", 0, rel) + 1 : (raw.find(b"\r", rel) + 1 or len(raw) + 1) - 1
+        ]  # the \r part
         text = lines.clean(lines.decode(seg))
         stamp = lines.parse_timestamp(text, state.year) or self._stamp_before(state, ls)
         marks.append(PhaseMark(line_no, idx, text, lines.parse_rank(text).rank, stamp, line_no))

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from denpex.models import LogSource
+from denpex.core.models import LogSource
 from knowledge import facts
 from knowledge.lines import Stamp
 from knowledge.patterns import Pattern

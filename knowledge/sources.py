@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from denpex.models import LogSource, SourceKind
+from denpex.core.models import LogSource, SourceKind
 
 
 class UnreadableInput(Exception):

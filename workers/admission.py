@@ -26,8 +26,8 @@ import redis.asyncio as aioredis
 import structlog
 from rq import Queue
 
-from denpex.models import JobRef
-from denpex.settings import Settings
+from denpex.core.models import JobRef
+from denpex.core.settings import Settings
 from workers.masking import TextMasker, mask_async, mask_model
 from workers.queueing import enqueue, rq_job_id
 from workers.store import AsyncStore, JobRecord, JobState, NodeLog

@@ -5,7 +5,7 @@ optional integration degrades to "missing evidence" instead of breaking the work
 
     COLLECTORS = {Scheduler.slurm: "integrations.slurm:create_collector", ...}
 
-A factory is `create_collector(settings: denpex.settings.Settings) -> integrations.base.Collector`.
+A factory is `create_collector(settings: denpex.core.settings.Settings) -> integrations.base.Collector`.
 Tests and `denpex worker` may pass their own mapping (`CollectorRegistry(overrides)`).
 """
 
@@ -15,8 +15,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import cast
 
-from denpex.models import Scheduler
-from denpex.settings import Settings
+from denpex.core.models import Scheduler
+from denpex.core.settings import Settings
 from integrations.base import Collector
 
 COLLECTORS: dict[Scheduler, str] = {

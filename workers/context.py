@@ -15,7 +15,7 @@ import redis
 from slack_sdk import WebClient
 
 from denpex.core.plans import Plan
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from workers.collect import CollectorRegistry
 from workers.masking import TextMasker
 from workers.ports import QuotaDecision, QuotaGate, Renderer

@@ -18,8 +18,8 @@ from enum import StrEnum
 import structlog
 from slack_sdk.errors import SlackApiError
 
-from denpex.models import Diagnosis, Evidence, JobRef, LogSource, MissingEvidence, Scheduler
-from denpex.texts import pipeline as texts
+from denpex.core.models import Diagnosis, Evidence, JobRef, LogSource, MissingEvidence, Scheduler
+from denpex.core.texts import pipeline as texts
 from integrations.base import UnknownJob
 from workers.collect import CollectorUnavailable
 from workers.context import WorkerContext, current

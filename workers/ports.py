@@ -11,8 +11,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from denpex.core.models import Diagnosis, JobRef
 from denpex.core.plans import Plan
-from denpex.models import Diagnosis, JobRef
 
 
 class SlackMessage(BaseModel):

@@ -25,7 +25,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
-from denpex.models import Diagnosis, JobRef
+from denpex.core.models import Diagnosis, JobRef
 from workers.ports import QuotaDecision, Renderer, SlackMessage
 from workers.store import PostJournal, PostStatus, Store
 

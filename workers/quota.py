@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 import redis
 
 from denpex.core.plans import Plan, RedemptionStatus
-from denpex.texts import slack as texts
+from denpex.core.texts import slack as texts
 from workers.ports import QuotaDecision
 from workers.store import as_str
 

@@ -30,7 +30,7 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel
 from redis.typing import EncodableT
 
-from denpex.models import Diagnosis, JobRef
+from denpex.core.models import Diagnosis, JobRef
 
 PREFIX = "denpex:"
 #: how long kernel logs from node epilogs wait for their job's failure report

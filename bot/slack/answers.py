@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from functools import singledispatch
 
 from bot.slack.mrkdwn import code_safe, escape, rank_ranges
-from denpex.models import Diagnosis, EvidenceLine
-from denpex.texts import slack as texts
+from denpex.core.models import Diagnosis, EvidenceLine
+from denpex.core.texts import slack as texts
 from knowledge import answers as k
 from knowledge.schema import Entry
 

@@ -25,8 +25,8 @@ from bot.slack.deps import SlackDeps
 from bot.slack.followups import register_followups
 from bot.slack.jobs import DefaultResolver, JobResolver, PipelineSubmitter, Submitter
 from bot.slack.llm import LlmPhraser
-from denpex.settings import Settings
-from denpex.texts import slack as texts
+from denpex.core.settings import Settings
+from denpex.core.texts import slack as texts
 from integrations.slack_client import make_async_web_client
 from knowledge.masking import Masker
 from knowledge.schema import ENTRIES_DIR, Entry, EntryError, load_entries, load_entry

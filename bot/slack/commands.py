@@ -2,7 +2,7 @@
 
 Slack wants an acknowledgement within 3 seconds, so `diagnose` acks first (an ephemeral "looking up
 the job") and only then resolves the job, takes the quota and queues; the outcome follows as an
-ephemeral reply through `respond`. Every refusal says what to do next (`denpex.texts.slack`).
+ephemeral reply through `respond`. Every refusal says what to do next (`denpex.core.texts.slack`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import structlog
 from bot.slack.jobs import UnknownCluster, UnknownJobId
 from bot.slack.mrkdwn import clip, escape
 from denpex.core.ids import K8S_NAMESPACED_NAME, is_safe_id
-from denpex.texts import slack as texts
+from denpex.core.texts import slack as texts
 from workers.posting import ROOT_EVENT
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import redis
 from bot.slack.jobs import JobResolver, Submitter
 from bot.slack.llm import LlmPhraser
 from bot.slack.threads import SlackState
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from knowledge.answers import AnswerBook
 from knowledge.schema import Entry
 from workers.quota import Quota

@@ -21,8 +21,8 @@ import structlog
 
 from bot.slack.answers import render
 from bot.slack.mrkdwn import clip, escape, section
-from denpex.models import Diagnosis
-from denpex.texts import slack as texts
+from denpex.core.models import Diagnosis
+from denpex.core.texts import slack as texts
 from workers.store import Store
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from denpex.core.facts import slack_request_fact
 from denpex.core.ids import K8S_NAMESPACED_NAME, is_safe_id
-from denpex.models import JobRef, Scheduler
-from denpex.settings import Settings
+from denpex.core.models import JobRef, Scheduler
+from denpex.core.settings import Settings
 from workers.admission import Admission, Admitted, JobEvent
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from bot.slack.mrkdwn import (
     rank_ranges,
     section,
 )
-from denpex.models import Diagnosis, EvidenceLine, JobRef
+from denpex.core.models import Diagnosis, EvidenceLine, JobRef
 from knowledge.schema import Entry
 from workers.ports import EvidenceFile, SlackMessage
 

@@ -19,7 +19,7 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 
 from bot.slack.app import create_slack_app, install_slack_routes, make_client, socket_mode_handler
 from bot.slack.jobs import JobResolver, PipelineSubmitter
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from workers.admission import Admission
 
 log = structlog.get_logger("denpex.slack")

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from denpex.texts import service as texts
+from denpex.core.texts import service as texts
 
 
 def free_port() -> int:

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import structlog
 from pydantic import SecretStr
 
-from denpex.models import Scheduler
-from denpex.settings import Settings
+from denpex.core.models import Scheduler
+from denpex.core.settings import Settings
 
 if TYPE_CHECKING:
     import redis
@@ -136,7 +136,7 @@ def _team_id(slack: WebClient, api_url: str) -> str:
     """auth.test once at start-up: a bad token is a one-line error now, not a failed job later."""
     from slack_sdk.errors import SlackApiError
 
-    from denpex.texts import service as texts
+    from denpex.core.texts import service as texts
 
     try:
         return str(slack.auth_test().get("team_id") or "local")

@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from denpex.texts import slack as texts
+from denpex.core.texts import slack as texts
 
 
 def register(app: typer.Typer) -> None:
@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
 def run_create(days: int, daily_limit: int, count: int, redeem_within: int) -> int:
     import redis
 
-    from denpex.settings import MissingSetting, Settings
+    from denpex.core.settings import MissingSetting, Settings
     from workers.quota import Quota
 
     settings = Settings()

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from denpex.texts import service as texts
+from denpex.core.texts import service as texts
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
     from denpex.cli._demo_support import Proc
-    from denpex.models import Diagnosis
-    from denpex.settings import Settings
+    from denpex.core.models import Diagnosis
+    from denpex.core.settings import Settings
     from workers.store import Store
 
 
@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
 def run(*, timeout: float = 60.0, keep: bool = False) -> int:
     from denpex.cli import _demo_support as support
     from denpex.cli._runtime import configure_logging
-    from denpex.settings import Settings
+    from denpex.core.settings import Settings
 
     configure_logging("WARNING")
     workdir = support.make_workdir()

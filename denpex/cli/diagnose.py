@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from denpex.texts import cli as texts
+from denpex.core.texts import cli as texts
 
 PROGRESS_MIN_BYTES = 256 << 20
 

@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from denpex.texts import k8s as texts
-from denpex.texts import service as service_texts
+from denpex.core.texts import k8s as texts
+from denpex.core.texts import service as service_texts
 
 
 def register(app: typer.Typer) -> None:
@@ -32,7 +32,7 @@ def run(host: str, port: int, source: str, max_bytes: int) -> int:
     from aiohttp import web
 
     from denpex.cli._runtime import configure_logging
-    from denpex.settings import MissingSetting, Settings
+    from denpex.core.settings import MissingSetting, Settings
     from integrations.kubernetes.node_agent import create_app
     from knowledge.masking import Masker
 

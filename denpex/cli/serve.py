@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from denpex.texts import service as texts
+from denpex.core.texts import service as texts
 
 LISTEN_BACKLOG = 4096
 
@@ -25,7 +25,7 @@ def run(host: str, port: int) -> int:
 
     from bot.server import build_deps, create_app
     from denpex.cli._runtime import configure_logging, slack_route_installers
-    from denpex.settings import MissingSetting, Settings
+    from denpex.core.settings import MissingSetting, Settings
     from knowledge.masking import Masker
 
     settings = Settings()

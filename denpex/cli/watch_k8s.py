@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import typer
 
-from denpex.texts import k8s as texts
-from denpex.texts import service as service_texts
+from denpex.core.texts import k8s as texts
+from denpex.core.texts import service as service_texts
 
 
 def register(app: typer.Typer) -> None:
@@ -66,7 +66,7 @@ def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int, health_po
     from kubernetes.config import ConfigException
 
     from denpex.cli._runtime import configure_logging
-    from denpex.settings import MissingSetting, Settings
+    from denpex.core.settings import MissingSetting, Settings
     from integrations.kubernetes import load_api_client
     from integrations.kubernetes.reported import open_reported
     from integrations.kubernetes.sender import HookSender

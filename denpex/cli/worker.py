@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from denpex.texts import service as texts
+from denpex.core.texts import service as texts
 
 #: a worker that exited is restarted, but not sooner than this after its previous start
 RESTART_SECONDS = 2.0
@@ -56,7 +56,7 @@ def _child(ctx: Any, burst: bool, options: dict[str, Any]) -> None:
 
 def parse_collectors(specs: list[str]) -> dict[Any, str]:
     """`slurm=integrations.files:create_collector` → {Scheduler.slurm: "integrations.files:..."}."""
-    from denpex.models import Scheduler
+    from denpex.core.models import Scheduler
 
     out: dict[Any, str] = {}
     for spec in specs:
@@ -77,7 +77,7 @@ def run(
 ) -> int:
     """Build the context once, then supervise `processes` forked workers (restarted if they exit)."""
     from denpex.cli._runtime import StartupError, build_worker_context, configure_logging
-    from denpex.settings import MissingSetting, Settings
+    from denpex.core.settings import MissingSetting, Settings
 
     settings = Settings()
     configure_logging(settings.log_level)

@@ -1,6 +1,7 @@
-"""The ground floor: identifiers and scheduler fact lines that every layer spells the same way.
+"""The ground floor: what every layer shares and spells the same way.
 
-Standard library only, so `knowledge`, `integrations`, `workers` and `bot` can all import it without
-pulling anything in. (`denpex.models`, `denpex.settings` and `denpex.texts` are ground floor too; they
-move under `denpex/core/` in a later, mechanical step.)
+`ids`, `facts` and `plans` are standard library only (identifiers, scheduler fact lines, plan names);
+`models` (the typed values that cross layers), `settings` and `texts` (every user-facing message) sit
+on them and need only pydantic. Nothing here imports `knowledge`, `integrations`, `workers`, `bot` or
+the CLI: import-linter checks it.
 """

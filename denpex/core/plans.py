@@ -1,6 +1,6 @@
 """The Slack app's plans and the outcomes of redeeming an evaluation code.
 
-Ground floor, because the user-facing texts (`denpex.texts.slack`) are keyed by them and
+Ground floor, because the user-facing texts (`denpex.core.texts.slack`) are keyed by them and
 `workers.quota`, which owns the Redis keys and the Lua scripts, decides them.
 """
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from kubernetes import client
     from kubernetes.client import ApiClient as ApiClient  # for annotations outside this package
 
-    from denpex.settings import Settings
+    from denpex.core.settings import Settings
     from integrations.base import Collector
 
 

@@ -20,8 +20,8 @@ from kubernetes.client import V1ContainerStatus, V1Pod
 from kubernetes.client.rest import ApiException
 
 from denpex.core.ids import split_k8s_job_id
-from denpex.models import Evidence, JobRef, LogSource, MissingEvidence
-from denpex.texts import k8s as texts
+from denpex.core.models import Evidence, JobRef, LogSource, MissingEvidence
+from denpex.core.texts import k8s as texts
 from integrations.base import CollectorError, UnknownJob
 from integrations.kubernetes import facts
 from integrations.kubernetes.api import Owner, find_owner, list_all, pod_name, pod_namespace, pod_node

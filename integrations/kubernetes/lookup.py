@@ -10,7 +10,7 @@ from __future__ import annotations
 from kubernetes import client
 
 from denpex.core.ids import k8s_job_id
-from denpex.models import JobRef, Scheduler
+from denpex.core.models import JobRef, Scheduler
 from integrations.kubernetes.api import find_owner
 
 

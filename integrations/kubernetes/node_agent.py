@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 
 from aiohttp import web
 
-from denpex.texts import k8s as texts
+from denpex.core.texts import k8s as texts
 from integrations.kubernetes.kernel import line_time, parse_time
 
 _KMSG = re.compile(rb"^(\d+),(\d+),(\d+),[^;]*;(.*)$")

@@ -14,7 +14,7 @@ from integrations.slurm.collector import SlurmCollector
 from integrations.slurm.commands import CliBackend, SlurmBackend
 
 if TYPE_CHECKING:
-    from denpex.settings import Settings
+    from denpex.core.settings import Settings
 
 __all__ = ["CliBackend", "SlurmBackend", "SlurmCollector", "create_collector", "select_backend"]
 

@@ -20,8 +20,8 @@ import re
 import socket
 from dataclasses import dataclass, field
 
-from denpex.models import Evidence, JobRef, LogSource, MissingEvidence
-from denpex.texts import slurm as texts
+from denpex.core.models import Evidence, JobRef, LogSource, MissingEvidence
+from denpex.core.texts import slurm as texts
 from integrations.base import UnknownJob
 from integrations.hostlist import HostlistError, expand
 from integrations.slurm import outputs, tails

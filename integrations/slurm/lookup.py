@@ -6,7 +6,7 @@ app never runs a Slurm command itself. The answer is the `JobRef` the pipeline q
 
 from __future__ import annotations
 
-from denpex.models import JobRef, Scheduler
+from denpex.core.models import JobRef, Scheduler
 from integrations.slurm.commands import AccountingUnavailable, SlurmBackend
 
 

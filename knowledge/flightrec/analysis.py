@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from denpex.models import CollectiveGroup, Collectives, CollectiveSuspect, RankActivity
-from denpex.texts import flightrec as texts
+from denpex.core.models import CollectiveGroup, Collectives, CollectiveSuspect, RankActivity
+from denpex.core.texts import flightrec as texts
 from knowledge.flightrec.trace import OpRecord, RankTrace
 
 #: a rank that diverged usually stopped there too (and so also looks "missing" from the next one):

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from denpex.models import Diagnosis, EvidenceLine, Initiating, LogSource, MissingEvidence
-from denpex.texts import flightrec as texts
+from denpex.core.models import Diagnosis, EvidenceLine, Initiating, LogSource, MissingEvidence
+from denpex.core.texts import flightrec as texts
 from knowledge import wording
 from knowledge.flightrec.analysis import Result, analyse
 from knowledge.flightrec.reader import DumpError, read_source, sniff_source

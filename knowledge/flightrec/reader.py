@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from denpex.models import LogSource
+from denpex.core.models import LogSource
 from knowledge.flightrec.trace import RankTrace, TraceBuilder
 
 #: refuse dumps larger than this before reading them (a 20,000-entry dump with stacks is ~100 MB)

@@ -8,8 +8,8 @@ the way the engine and the Slack app group them.
 from __future__ import annotations
 
 from bot.slack.mrkdwn import escape, rank_ranges
-from denpex.models import Diagnosis, JobRef
-from denpex.texts import pipeline as texts
+from denpex.core.models import Diagnosis, JobRef
+from denpex.core.texts import pipeline as texts
 from workers.ports import EvidenceFile, SlackMessage
 
 __all__ = ["MAX_TEXT", "PlainRenderer", "escape", "headline"]

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from denpex.models import Evidence, JobRef, LogSource
+from denpex.core.models import Evidence, JobRef, LogSource
 from integrations.files import create_collector as files_collector
 
 CHUNK = 4096

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from bot.server import build_deps, create_app
 from denpex.cli._runtime import slack_route_installers
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from tests.fakes.slack import FakeSlack, payloads
 from tests.slack import helpers
 from tests.support.redis_server import RedisServer

@@ -12,7 +12,7 @@ import resource
 import sys
 import time
 
-from denpex.models import JobRef
+from denpex.core.models import JobRef
 from integrations.kubernetes.collector import KubernetesCollector
 from integrations.kubernetes.kernel import KernelLogOptions
 from tests.fakes.k8s import FakeKube

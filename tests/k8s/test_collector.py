@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from kubernetes import client
 
-from denpex.models import Evidence, JobRef
+from denpex.core.models import Evidence, JobRef
 from integrations.base import UnknownJob
 from integrations.kubernetes.collector import KubernetesCollector
 from integrations.kubernetes.kernel import KernelLogOptions

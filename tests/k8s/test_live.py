@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from kubernetes import client
 
-from denpex.models import JobRef
+from denpex.core.models import JobRef
 from integrations.kubernetes.collector import KubernetesCollector
 from integrations.kubernetes.sender import HookSender
 from integrations.kubernetes.watcher import Watcher, WatchOptions

@@ -12,7 +12,7 @@ import pytest
 import urllib3
 from kubernetes import client
 
-from denpex.models import JobRef
+from denpex.core.models import JobRef
 from integrations.kubernetes.collector import KubernetesCollector
 from integrations.kubernetes.kernel import KernelLogOptions
 from integrations.kubernetes.node_agent import boot_wall_time, create_app, read_kernel_log

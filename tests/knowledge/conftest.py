@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from denpex.models import Diagnosis
+from denpex.core.models import Diagnosis
 from knowledge.engine import Engine
 from knowledge.sources import discover
 from tests.knowledge.engine_support import entries_dir

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from denpex.models import Diagnosis, LogSource
+from denpex.core.models import Diagnosis, LogSource
 from knowledge.engine import Engine
 from knowledge.schema import ENTRIES_DIR, EntryError, load_entries
 from knowledge.sources import discover

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from denpex.models import Diagnosis
+from denpex.core.models import Diagnosis
 from tests.knowledge import scenarios
 from tests.knowledge.engine_support import entries_dir
 

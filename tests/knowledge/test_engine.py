@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from denpex.models import LogSource, MissingEvidence
+from denpex.core.models import LogSource, MissingEvidence
 from knowledge.engine import Engine
 from knowledge.sources import discover
 from tests.knowledge import scenarios

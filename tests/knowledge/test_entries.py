@@ -683,6 +683,7 @@ EXAMPLES: list[tuple[str, str]] = [
         'k8s: pod train-1 evicted reason=Evicted message=Pod ephemeral local storage usage exceeds the total limit of containers 100Gi. Container pytorch exceeded its local ephemeral storage limit "100Gi".',
         "disk-full",
     ),
+    ("!!!! kernel execution error. (m: 768, n: 4608, k: 3072, error: 13) ", "cudnn-cublas-error"),
 ]
 
 # Lines of healthy jobs: none of these may match any signature (primary or collateral).

@@ -6,10 +6,12 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from denpex.models import Diagnosis
+from denpex.core.models import Diagnosis
 
 
-def test_empty_and_binary_files_are_no_log_content(tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]) -> None:
+def test_empty_and_binary_files_are_no_log_content(
+    tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]
+) -> None:
     (tmp_path / "rank0.log").write_bytes(b"")
     (tmp_path / "rank1.log").write_bytes(bytes(range(256)) * 40 + os.urandom(2048).replace(b"\n", b"\x00"))
     diag = diagnose_dir(tmp_path)
@@ -21,6 +23,8 @@ def test_empty_and_binary_files_are_no_log_content(tmp_path: Path, diagnose_dir:
 
 def test_one_readable_line_is_enough(tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]) -> None:
     (tmp_path / "rank0.log").write_bytes(b"")
-    (tmp_path / "rank1.log").write_text("RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    (tmp_path / "rank1.log").write_text(
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
     diag = diagnose_dir(tmp_path)
     assert diag.category == "cuda_illegal_access" and diag.initiating.rank == 1

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from denpex.models import LogSource
+from denpex.core.models import LogSource
 from knowledge.engine import Engine
 from knowledge.masking import Masker, SecretRule, load_rules, mask_token
 
@@ -86,9 +86,9 @@ GEN: dict[str, Callable[[random.Random], str]] = {
     "aws_secret": lambda r: _r(r, B64, 40),
     "aws_session": lambda r: _r(r, B64, 356),
     "gcp_key_id": lambda r: _r(r, HEX, 40),
-    "gcp_private_key_json": lambda r: "-----BEGIN PRIVATE KEY-----\\n"
-    + "\\n".join(_pem_lines(r))
-    + "\\n-----END PRIVATE KEY-----\\n",
+    "gcp_private_key_json": lambda r: (
+        "-----BEGIN PRIVATE KEY-----\\n" + "\\n".join(_pem_lines(r)) + "\\n-----END PRIVATE KEY-----\\n"
+    ),
     "gcp_oauth_secret": lambda r: "GOCSPX-" + _r(r, B64URL, 28),
     "gcp_api": lambda r: "AIza" + _r(r, B64URL, 35),
     "ya29": lambda r: "ya29." + _r(r, B64URL, 150),
@@ -98,10 +98,13 @@ GEN: dict[str, Callable[[random.Random], str]] = {
     "sas_sig": _sas,
     "hf": lambda r: "hf_" + _r(r, ALNUM, 34),
     "wandb": lambda r: _r(r, HEX, 40),
-    "slack_bot": lambda r: f"xoxb-{r.randrange(10**11, 10**12)}-{r.randrange(10**12, 10**13)}-"
-    f"{_r(r, ALNUM, 24)}",
-    "slack_user": lambda r: f"xoxp-{r.randrange(10**11, 10**12)}-{r.randrange(10**11, 10**12)}-"
-    f"{r.randrange(10**12, 10**13)}-{_r(r, HEX, 32)}",
+    "slack_bot": lambda r: (
+        f"xoxb-{r.randrange(10**11, 10**12)}-{r.randrange(10**12, 10**13)}-{_r(r, ALNUM, 24)}"
+    ),
+    "slack_user": lambda r: (
+        f"xoxp-{r.randrange(10**11, 10**12)}-{r.randrange(10**11, 10**12)}-"
+        f"{r.randrange(10**12, 10**13)}-{_r(r, HEX, 32)}"
+    ),
     "slack_app": lambda r: f"xapp-1-A{_r(r, UPPER, 10)}-{r.randrange(10**12, 10**13)}-{_r(r, HEX, 64)}",
     "slack_refresh": lambda r: "xoxe.xoxp-1-" + _r(r, ALNUM, 140),
     "slack_webhook_path": lambda r: f"T{_r(r, UPPER, 8)}/B{_r(r, UPPER, 10)}/{_r(r, ALNUM, 24)}",
@@ -140,15 +143,34 @@ GEN: dict[str, Callable[[random.Random], str]] = {
     "ado_pat": lambda r: "".join(r.choice("abcdefghijklmnopqrstuvwxyz234567") for _ in range(52)),
     "ado_new": lambda r: _r(r, ALNUM, 52) + "JQQJ99" + _r(r, UPPER, 18) + "AZDO" + _r(r, ALNUM, 4),
     "b64_pem": lambda r: base64.b64encode(
-        ("-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(_pem_lines(r)) + "\n-----END RSA PRIVATE KEY-----\n").encode()
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\n"
+            + "\n".join(_pem_lines(r))
+            + "\n-----END RSA PRIVATE KEY-----\n"
+        ).encode()
     ).decode(),
-    "b64_sa": lambda r: base64.b64encode(json.dumps(
-        {"type": "service_account", "project_id": "ml-prod", "private_key_id": _r(r, HEX, 40),
-         "private_key": "-----BEGIN PRIVATE KEY-----\n" + _r(r, B64, 64) + "\n-----END PRIVATE KEY-----\n"},
-        indent=2).encode()).decode(),
-    "b64_docker": lambda r: base64.b64encode(json.dumps(
-        {"auths": {"nvcr.io": {"auth": base64.b64encode(f"$oauthtoken:{_r(r, ALNUM, 40)}".encode()).decode()}}}
-    ).encode()).decode(),
+    "b64_sa": lambda r: base64.b64encode(
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "ml-prod",
+                "private_key_id": _r(r, HEX, 40),
+                "private_key": "-----BEGIN PRIVATE KEY-----\n"
+                + _r(r, B64, 64)
+                + "\n-----END PRIVATE KEY-----\n",
+            },
+            indent=2,
+        ).encode()
+    ).decode(),
+    "b64_docker": lambda r: base64.b64encode(
+        json.dumps(
+            {
+                "auths": {
+                    "nvcr.io": {"auth": base64.b64encode(f"$oauthtoken:{_r(r, ALNUM, 40)}".encode()).decode()}
+                }
+            }
+        ).encode()
+    ).decode(),
     "langsmith": lambda r: f"lsv2_pt_{_hex(r, 32)}_{_hex(r, 10)}",
     "databricks": lambda r: "dapi" + _hex(r, 32),
     "stripe": lambda r: "sk_live_" + _r(r, ALNUM, 48),
@@ -161,7 +183,9 @@ GEN: dict[str, Callable[[random.Random], str]] = {
     "replicate": lambda r: "r8_" + _r(r, ALNUM, 37),
     "pplx": lambda r: "pplx-" + _r(r, ALNUM, 48),
     "xai": lambda r: "xai-" + _r(r, ALNUM, 80),
-    "age": lambda r: "AGE-SECRET-KEY-1" + "".join(r.choice("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L") for _ in range(58)),
+    "age": lambda r: (
+        "AGE-SECRET-KEY-1" + "".join(r.choice("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L") for _ in range(58))
+    ),
     "heroku": lambda r: "HRKU-AA" + _r(r, B64URL, 58),
     "op_token": lambda r: "ops_eyJ" + _r(r, B64, 300),
 }
@@ -180,12 +204,23 @@ CASES: list[tuple[str, str, str]] = [
     ("gcp_oauth_secret", "password", '{"installed": {"client_id": "1.apps", "client_secret": "{s}"}}'),
     ("gcp_api", "gcp_api_key", "GOOGLE_API_KEY={s}"),
     ("ya29", "gcp_oauth_token", "Authorization: Bearer {s}"),
-    ("azure_key", "azure_account_key", "AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=https;"
-     "AccountName=mlckpts;AccountKey={s};EndpointSuffix=core.windows.net"),
-    ("azure_key", "azure_account_key", "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;"
-     "SharedAccessKey={s}"),
-    ("sas_sig", "azure_sas_signature", "GET https://mlckpts.blob.core.windows.net/ckpt/step_1000.pt"
-     "?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-01T00:00:00Z&spr=https&sig={s}&x=1"),
+    (
+        "azure_key",
+        "azure_account_key",
+        "AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=https;"
+        "AccountName=mlckpts;AccountKey={s};EndpointSuffix=core.windows.net",
+    ),
+    (
+        "azure_key",
+        "azure_account_key",
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey={s}",
+    ),
+    (
+        "sas_sig",
+        "azure_sas_signature",
+        "GET https://mlckpts.blob.core.windows.net/ckpt/step_1000.pt"
+        "?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-01T00:00:00Z&spr=https&sig={s}&x=1",
+    ),
     ("hf", "hf_token", "huggingface_hub.login(token='{s}')"),
     ("hf", "hf_token", "HF_TOKEN={s} torchrun --nproc_per_node=8 train.py"),
     ("hf", "hf_token", "[rank0]: Using token {s} to download meta-llama/Llama-2-7b-hf"),
@@ -229,7 +264,11 @@ CASES: list[tuple[str, str, str]] = [
     ("password", "secret", "<password>{s}</password>"),
     ("url_password", "url_password", "MLFLOW_TRACKING_URI=https://mlflow:{s}@mlflow.internal.example.com"),
     ("url_password", "url_password", "DATABASE_URL=postgresql://app:{s}@db.internal:5432/runs"),
-    ("url_password", "url_password", "redis.exceptions.ConnectionError: Error connecting to redis://:{s}@redis:6379/0"),
+    (
+        "url_password",
+        "url_password",
+        "redis.exceptions.ConnectionError: Error connecting to redis://:{s}@redis:6379/0",
+    ),
     ("url_password", "url_password", "rendezvous endpoint etcd://root:{s}@etcd-0:2379 (NCCL bootstrap)"),
     ("url_password", "url_password", "mongodb+srv://ml:{s}@cluster0.abcde.mongodb.net/?retryWrites=true"),
     ("url_password", "url_password", "amqp://celery:{s}@rabbitmq:5672//"),
@@ -276,7 +315,7 @@ FALSE_POSITIVES = [
     "sort_key=step cache_key=loss auth: none key: value",
     "ASIA-Pacific region, AKIA is a prefix",
     "GPU-5f2c1a3e-9b7d-4c1e-8f3a-2b6d9e0c1a4f uuid=5f2c1a3e-9b7d-4c1e-8f3a-2b6d9e0c1a4f",
-    "  File \"/opt/conda/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py\", line 3683",
+    '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3683',
     "    if token == expected_token:",
     "    conn = psycopg2.connect(host=args.host, password=args.password, token=self.api_token)",
     "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0.",
@@ -430,7 +469,11 @@ def test_secret_corpus_every_value_masked_by_every_entry_point() -> None:
     for template in groups:
         text, secrets = _fill_values(template, rng)
         masked = MASKER.mask(text)
-        outs = [PY_MASKER.mask(text), MASKER.mask_bytes(text.encode()).decode(), "\n".join(MASKER.mask_lines(text.split("\n")))]
+        outs = [
+            PY_MASKER.mask(text),
+            MASKER.mask_bytes(text.encode()).decode(),
+            "\n".join(MASKER.mask_lines(text.split("\n"))),
+        ]
         if any(part in masked for part in secrets) or any(o != masked for o in outs):
             leaked.append(text)
     assert leaked == []
@@ -471,8 +514,14 @@ def test_a_secret_straddling_the_line_cut_is_masked_before_the_cut(engine: Engin
     data = ("step 1 loss=2.0\n" + long_line + "\n" + oom).encode()
     rendered = engine.diagnose([LogSource(name="rank0.log", data=data)]).model_dump_json()
     assert secret[:12] not in rendered
-    assert max(len(t.text) for tail in engine.diagnose([LogSource(name="r.log", data=data)]).tails
-               for t in tail.lines) <= 4097
+    assert (
+        max(
+            len(t.text)
+            for tail in engine.diagnose([LogSource(name="r.log", data=data)]).tails
+            for t in tail.lines
+        )
+        <= 4097
+    )
 
 
 def test_truncated_private_key_block_stops_after_a_bound() -> None:
@@ -527,24 +576,71 @@ def test_large_text_with_rare_secret() -> None:
 # --- properties ---------------------------------------------------------------------------------------
 
 _FRAGMENTS = [
-    " ", "\n", "\t", "=", ": ", '"', "'", "@", "://", ":", "-----BEGIN PRIVATE KEY-----",
-    "-----END PRIVATE KEY-----", "password", "token", "api_key", "Authorization: Bearer ", "key=",
-    "[MASKED:x]", "sig=", "hf_", "eyJ", ".", "--password ", "https://u:", "&", ";", "\r", "é", "\x00",
+    " ",
+    "\n",
+    "\t",
+    "=",
+    ": ",
+    '"',
+    "'",
+    "@",
+    "://",
+    ":",
+    "-----BEGIN PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "password",
+    "token",
+    "api_key",
+    "Authorization: Bearer ",
+    "key=",
+    "[MASKED:x]",
+    "sig=",
+    "hf_",
+    "eyJ",
+    ".",
+    "--password ",
+    "https://u:",
+    "&",
+    ";",
+    "\r",
+    "é",
+    "\x00",
 ]
-_secret_values = st.builds(lambda name, seed: GEN[name](random.Random(f"{name}:{seed}")),
-                           st.sampled_from(sorted(GEN)), st.integers(0, 2**32))
+_secret_values = st.builds(
+    lambda name, seed: GEN[name](random.Random(f"{name}:{seed}")),
+    st.sampled_from(sorted(GEN)),
+    st.integers(0, 2**32),
+)
 _log_text = st.lists(
     st.one_of(st.text(max_size=12), st.sampled_from(_FRAGMENTS), _secret_values), max_size=14
 ).map("".join)
 _PROP = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: Secrets that stand alone (recognisable by their shape), and (template, generator) for keyed ones.
-_STANDALONE = ["aws_key_id", "gcp_api", "ya29", "hf", "slack_bot", "slack_app", "gh_pat", "gh_fine", "glpat",
-               "pypi", "npm", "openai", "anthropic", "jwt"]
+_STANDALONE = [
+    "aws_key_id",
+    "gcp_api",
+    "ya29",
+    "hf",
+    "slack_bot",
+    "slack_app",
+    "gh_pat",
+    "gh_fine",
+    "glpat",
+    "pypi",
+    "npm",
+    "openai",
+    "anthropic",
+    "jwt",
+]
 _KEYED = [
-    ("password={s}", "password"), ('"client_secret": "{s}"', "password"), ("WANDB_API_KEY={s}", "wandb"),
-    ("https://u:{s}@host/db", "url_password"), ("Authorization: Bearer {s}", "bearer"),
-    ("AccountKey={s};", "azure_key"), ("--db-password {s}", "password"),
+    ("password={s}", "password"),
+    ('"client_secret": "{s}"', "password"),
+    ("WANDB_API_KEY={s}", "wandb"),
+    ("https://u:{s}@host/db", "url_password"),
+    ("Authorization: Bearer {s}", "bearer"),
+    ("AccountKey={s};", "azure_key"),
+    ("--db-password {s}", "password"),
 ]
 _KINDS = _STANDALONE + [f"{t}|{g}" for t, g in _KEYED]
 

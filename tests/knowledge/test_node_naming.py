@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from denpex.models import Diagnosis
+from denpex.core.models import Diagnosis
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
 
@@ -15,13 +15,15 @@ OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
 @pytest.mark.parametrize(
     "where",
     [
-        "[2026-11-20 02:01:12,331] [INFO] [launch] rank=3 local_rank=1 world_size=4 node=gpu-07 MASTER_ADDR=gpu-01",
+        "[2026-11-20 02:01:12,331] [INFO] [launch] rank=3 local_rank=1 world_size=4 node=gpu-07",
         "gpu-07:4242:4242 [1] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>",
         "gpu-07:4242:4300 [1] NCCL INFO comm 0x55d0 rank 3 nranks 4 cudaDev 1 busId 1b000 - Init COMPLETE",
     ],
     ids=["launcher-line", "nccl-prefix", "nccl-init"],
 )
-def test_node_of_the_initiating_rank(tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis], where: str) -> None:
+def test_node_of_the_initiating_rank(
+    tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis], where: str
+) -> None:
     (tmp_path / "rank3.log").write_text(f"{where}\nstep 10 loss 1.2\n{OOM}\n")
     (tmp_path / "rank0.log").write_text("step 10 loss 1.2\n")
     diag = diagnose_dir(tmp_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from denpex.models import Diagnosis
+from denpex.core.models import Diagnosis
 from knowledge.phases import PHASES, load_markers
 
 TRAIN = [
@@ -32,16 +32,30 @@ def write(tmp_path: Path, lines: list[str], name: str = "rank0.log") -> Path:
     ("lines", "category", "phase"),
     [
         (TRAIN + SAVE + ["Killed"], "cpu_oom_checkpoint", "checkpoint_save"),
-        (TRAIN + ["Killed"], "host_oom", "train"),
+        ([*TRAIN, "Killed"], "host_oom", "train"),
         (TRAIN + SAVE + CUDA_OOM, "gpu_oom_checkpoint_gather", "checkpoint_save"),
         (TRAIN + CUDA_OOM, "gpu_oom", "train"),
-        (["Loading checkpoint shards:  50%|█████     | 1/2 [00:41<00:41, 41.2s/it]Killed"], "cpu_oom_checkpoint",
-         "model_load"),
-        (TRAIN + SAVE + ["{'loss': 1.7001, 'grad_norm': 0.47, 'learning_rate': 2e-05, 'epoch': 0.43}", "Killed"],
-         "host_oom", "train"),  # training had resumed after the save: an ordinary host OOM
+        (
+            ["Loading checkpoint shards:  50%|█████     | 1/2 [00:41<00:41, 41.2s/it]Killed"],
+            "cpu_oom_checkpoint",
+            "model_load",
+        ),
+        (
+            TRAIN
+            + SAVE
+            + ["{'loss': 1.7001, 'grad_norm': 0.47, 'learning_rate': 2e-05, 'epoch': 0.43}", "Killed"],
+            "host_oom",
+            "train",
+        ),  # training had resumed after the save: an ordinary host OOM
     ],
-    ids=["kill-in-save", "kill-in-train", "cuda-oom-in-save", "cuda-oom-in-train", "kill-loading-shards",
-         "kill-after-save-ended"],
+    ids=[
+        "kill-in-save",
+        "kill-in-train",
+        "cuda-oom-in-save",
+        "cuda-oom-in-train",
+        "kill-loading-shards",
+        "kill-after-save-ended",
+    ],
 )
 def test_the_phase_decides_the_class(
     tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis], lines: list[str], category: str, phase: str
@@ -58,7 +72,8 @@ def test_a_traceback_frame_outranks_the_last_log_line(
     trace = [
         "Traceback (most recent call last):",
         '  File "/opt/conda/lib/python3.11/site-packages/transformers/trainer.py", line 2052, in train',
-        '  File "/opt/conda/lib/python3.11/site-packages/transformers/trainer.py", line 3010, in _save_checkpoint',
+        '  File "/opt/conda/lib/python3.11/site-packages/transformers/trainer.py", line 3010, in '
+        "_save_checkpoint",
         '  File "/opt/conda/lib/python3.11/site-packages/deepspeed/runtime/engine.py", line 3580, in '
         "_zero3_consolidated_16bit_state_dict",
     ]
@@ -71,15 +86,21 @@ def test_a_traceback_frame_outranks_the_last_log_line(
 def test_no_phase_evidence_is_said_and_the_other_class_offered(
     tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]
 ) -> None:
-    diag = diagnose_dir(write(tmp_path, ["[12345.678] Out of memory: Killed process 4242 (python3)"], "node-gpu-01.dmesg"))
+    diag = diagnose_dir(
+        write(tmp_path, ["[12345.678] Out of memory: Killed process 4242 (python3)"], "node-gpu-01.dmesg")
+    )
     assert diag.category == "host_oom" and diag.initiating.phase is None
     assert "cpu_oom_checkpoint" in [a.category for a in diag.alternatives]
     assert diag.confidence < 0.7
     assert "saving a checkpoint" in diag.missing_evidence[0].what
 
 
-def test_a_log_that_stops_while_loading_a_checkpoint(tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]) -> None:
-    diag = diagnose_dir(write(tmp_path, [*TRAIN, "Loading best model from out/checkpoint-1200 (score: 1.29)."]))
+def test_a_log_that_stops_while_loading_a_checkpoint(
+    tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]
+) -> None:
+    diag = diagnose_dir(
+        write(tmp_path, [*TRAIN, "Loading best model from out/checkpoint-1200 (score: 1.29)."])
+    )
     assert diag.category == "cpu_oom_checkpoint" and diag.initiating.phase == "checkpoint_load"
     assert diag.confidence <= 0.4
 

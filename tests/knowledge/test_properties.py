@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from denpex.models import Diagnosis, LogSource
+from denpex.core.models import Diagnosis, LogSource
 from knowledge import facts, lines
 from knowledge.engine import Engine
 from knowledge.sources import infer_kind, infer_node, infer_rank

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from denpex.models import LogSource
+from denpex.core.models import LogSource
 from knowledge.engine import Engine
 from knowledge.wording import ranges
 from tests.knowledge import scenarios

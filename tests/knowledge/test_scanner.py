@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from denpex.models import LogSource
+from denpex.core.models import LogSource
 from knowledge.patterns import Pattern, PatternSet
 from knowledge.scanner import Scanner
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from denpex.models import Diagnosis
+from denpex.core.models import Diagnosis
 from knowledge.engine import Engine
 from tests.knowledge import scenarios
 
@@ -134,7 +134,7 @@ def test_local_ranks_of_a_second_node_become_global(tmp_path: Path, diagnose_dir
 
 def test_scheduler_record_is_a_summary_not_the_first_failure(engine: Engine) -> None:
     """srun --label output without times; the scheduler's record carries a time but came after."""
-    from denpex.models import LogSource
+    from denpex.core.models import LogSource
 
     combined = (
         b"0: rank 0: step 1 loss=2.31\n1: rank 1: step 1 loss=2.31\n1: Traceback (most recent call last):\n"
@@ -157,7 +157,7 @@ def test_scheduler_record_is_a_summary_not_the_first_failure(engine: Engine) -> 
 
 
 def test_untimed_combined_log_orders_ranks_by_line(engine: Engine) -> None:
-    from denpex.models import LogSource
+    from denpex.core.models import LogSource
 
     data = (
         b"[rank3]: Traceback (most recent call last):\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from denpex.models import LogSource
+from denpex.core.models import LogSource
 from knowledge.sources import UnreadableInput, complete, discover, infer_kind, infer_node, infer_rank
 
 

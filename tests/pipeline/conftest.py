@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import redis
 
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from integrations.signing import sign
 from tests.fakes.slack.fixture import fake_slack
 

@@ -13,7 +13,7 @@ import pytest
 import redis
 from slack_sdk.errors import SlackApiError
 
-from denpex.models import Diagnosis, EntryRef, Initiating, JobRef, MissingEvidence, Scheduler
+from denpex.core.models import Diagnosis, EntryRef, Initiating, JobRef, MissingEvidence, Scheduler
 from integrations.slack_client import make_web_client
 from tests.fakes.render import PlainRenderer
 from workers.ports import QuotaDecision

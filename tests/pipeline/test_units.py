@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot import payloads
-from denpex.models import JobRef, Scheduler
+from denpex.core.models import JobRef, Scheduler
 from integrations.files import FilesCollector, UnsafePath, resolve_job_dir
 from integrations.hostlist import HostlistError, expand
 from integrations.signing import sign, verify
@@ -101,7 +101,7 @@ def test_log_root_is_a_jail(tmp_path: Path) -> None:
 
 
 def test_plain_renderer_escapes_log_text() -> None:
-    from denpex.models import Diagnosis, EvidenceLine, Initiating
+    from denpex.core.models import Diagnosis, EvidenceLine, Initiating
 
     diag = Diagnosis(
         category="gpu_oom",

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from denpex.models import Diagnosis
+from denpex.core.models import Diagnosis
 from knowledge.engine import Engine
 from knowledge.sources import discover
 from tests.realjobs.runner import FIXTURES, Job, load_jobs

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from bot.server import build_deps, create_app
 from denpex.cli._runtime import slack_route_installers
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from tests.fakes.slack import FakeSlack, payloads
 from tests.fakes.slack.fixture import fake_slack
 from tests.slack import helpers

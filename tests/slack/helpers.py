@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from denpex.models import (
+from denpex.core.models import (
     Alternative,
     CollateralGroup,
     Diagnosis,

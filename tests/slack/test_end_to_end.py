@@ -13,7 +13,7 @@ import redis
 from slack_sdk.models.blocks import Block
 
 from bot.slack.render import BlockKitRenderer
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from tests.fakes.slack import FakeSlack
 from tests.knowledge import scenarios
 from tests.slack.conftest import SlackStack
@@ -95,7 +95,7 @@ async def test_quota_out_failure_is_still_announced(
 ) -> None:
     assert settings.log_root is not None
     scenarios.zero3_save(settings.log_root / "ci" / "778")
-    from denpex.models import JobRef, Scheduler
+    from denpex.core.models import JobRef, Scheduler
     from workers import store
     from workers.queueing import rq_job_id
 

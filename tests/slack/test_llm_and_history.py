@@ -13,7 +13,7 @@ from aiohttp import web
 
 from bot.slack.answers import Answerer
 from bot.slack.llm import LlmPhraser
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from tests.fakes.slack import FakeSlack
 from tests.slack import helpers
 from tests.slack.conftest import SlackStack, running_stack

@@ -11,8 +11,8 @@ import pytest
 
 from bot.slack.commands import UsageError, parse_diagnose
 from bot.slack.jobs import DefaultResolver, UnknownCluster, UnknownJobId
-from denpex.models import Scheduler
-from denpex.settings import Settings
+from denpex.core.models import Scheduler
+from denpex.core.settings import Settings
 from integrations.kubernetes import load_api_client
 from tests.fakes.k8s import FakeKube
 from tests.fakes.k8s import objects as o

@@ -8,7 +8,7 @@ import redis
 from rq import Queue
 
 from bot.slack.app import create_slack_app, make_client, socket_mode_handler
-from denpex.settings import Settings
+from denpex.core.settings import Settings
 from tests.fakes.slack import FakeSlack
 from tests.slack import helpers
 from tests.slack.test_followups_http import bot_replies, post_diagnosis, question, scale

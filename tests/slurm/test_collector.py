@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from denpex.models import Evidence, JobRef
+from denpex.core.models import Evidence, JobRef
 from integrations.base import UnknownJob
 from integrations.slurm import CliBackend, SlurmCollector
 from knowledge.engine import Engine
@@ -204,8 +204,8 @@ def test_oom_job_facts_give_host_oom(slurm_cluster: Cluster) -> None:
 
 
 def test_collector_is_registered_for_the_worker() -> None:
-    from denpex.models import Scheduler
-    from denpex.settings import Settings
+    from denpex.core.models import Scheduler
+    from denpex.core.settings import Settings
     from workers.collect import CollectorRegistry
 
     collector = CollectorRegistry(Settings(DENPEX_RANK_BYTE_CAP=8192)).get(Scheduler.slurm)

@@ -7,7 +7,7 @@ last (file order), so by then most of that wait has passed behind the other test
 
 from __future__ import annotations
 
-from denpex.models import JobRef
+from denpex.core.models import JobRef
 from integrations.slurm import CliBackend, SlurmCollector
 from tests.slurm.support import Cluster, wait_until
 

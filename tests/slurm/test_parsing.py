@@ -166,7 +166,7 @@ def test_pyslurm_is_used_only_when_it_matches_the_installed_slurm() -> None:
 
 
 def test_output_to_dev_null_is_reported_not_read() -> None:
-    from denpex.models import JobRef
+    from denpex.core.models import JobRef
     from integrations.slurm import SlurmCollector
 
     class Backend:

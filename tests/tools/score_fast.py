@@ -61,9 +61,8 @@ def score(corpus: Path, engine: Engine, only: str = "") -> Score:
             if diag.initiating.rank == label["initiating_rank"]:
                 out.rank_right += 1
             else:
-                out.misses.append(
-                    f"{case.name}: initiating rank {diag.initiating.rank!r}, labelled {label['initiating_rank']}"
-                )
+                got, want_rank = diag.initiating.rank, label["initiating_rank"]
+                out.misses.append(f"{case.name}: initiating rank {got!r}, labelled {want_rank}")
     return out
 
 

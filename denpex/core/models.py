@@ -131,7 +131,9 @@ class Initiating(BaseModel):
     node: str | None = None
     time: str | None = None
     evidence: list[EvidenceLine] = Field(default_factory=list)
-    phase: str | None = None  # startup | model_load | rendezvous | data | train | eval | checkpoint_save | ...
+    phase: str | None = (
+        None  # startup | model_load | rendezvous | data | train | eval | checkpoint_save | ...
+    )
     phase_evidence: EvidenceLine | None = None  # the line that shows the phase
 
 

@@ -40,7 +40,7 @@ async def main(n: int) -> None:
 
     from bot.server import build_deps, create_app
     from denpex.cli._runtime import slack_route_installers
-    from denpex.settings import Settings
+    from denpex.core.settings import Settings
     from knowledge.masking import Masker
     from tests.fakes.slack import FakeSlack, payloads
     from tests.slack import helpers

@@ -363,9 +363,11 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
         return _when_stalled(job, _from_primary(job, cands))
     coll = [s for s in job.signals if s.role == "collateral" or s.demoted]
     scored = score_entries(coll, job)
+    silent = _silent_end(job)
+    if scored and silent is not None and scored[0].entry.category == wording.FALLBACK_CATEGORY:
+        return silent  # only the launcher tearing the others down: a rank vanished mid-save or mid-load
     if scored:
         return _from_collateral(job, scored)
-    silent = _silent_end(job)
     if silent is not None:
         return silent
     return Verdict(

@@ -41,6 +41,8 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
         r"\brank[=: ]+[0-9]+\b[^\n]{0,80}\b(?:node|host|hostname)[=: ]+[A-Za-z0-9][A-Za-z0-9._-]*",
         True,
     ),
+    # torchrun's failure summary: `host : gpu-01` just above `rank : 2 (local_rank: 2)`
+    "summary_host": (r"^[ \t]*host[ \t]*: [A-Za-z0-9][A-Za-z0-9._-]*[ \t]*$", False),
     "nccl_host": (r"^[A-Za-z0-9][A-Za-z0-9._-]*:[0-9]+:[0-9]+ \[[0-9]+\] NCCL ", False),
     # the collective a rank's traceback is blocked in (the rank in a different one is out of step)
     "c10d_op": (

@@ -43,6 +43,10 @@ PHASES_PATH = Path(__file__).parent / "data" / "phases.toml"
 FRAME_WINDOW = 150
 #: a frame printed just below the error line (some loggers print the message first)
 FRAME_AFTER = 3
+#: phases in which a whole job stops when one process is killed mid-way (every rank waits for the saver)
+ENDING_PHASES = frozenset({"checkpoint_save", "checkpoint_load", "model_load", "finished"})
+#: how close to its end a log must have entered such a phase to say the job stopped in it
+ENDED_WITHIN = 60
 
 
 def _known_phase(value: str) -> str:
@@ -143,9 +147,12 @@ def _timeline(scan_marks: list[PhaseMark], tail_marks: list[PhaseMark]) -> list[
 class PhaseReader:
     """Answers "which phase was this line in?" for one job's scans."""
 
-    def __init__(self, markers: list[Marker], timelines: list[list[PhaseMark]]) -> None:
+    def __init__(
+        self, markers: list[Marker], timelines: list[list[PhaseMark]], ends: list[int] | None = None
+    ) -> None:
         self.markers = markers
         self.timelines = timelines
+        self.ends = ends or [0] * len(timelines)  # each source's last line number
 
     @classmethod
     def build(
@@ -154,7 +161,9 @@ class PhaseReader:
         tail: TailMarkers,
         scans_marks: list[tuple[list[PhaseMark], list[tuple[int, str]]]],
     ) -> PhaseReader:
-        return cls(markers, [_timeline(marks, tail.marks(numbered)) for marks, numbered in scans_marks])
+        timelines = [_timeline(marks, tail.marks(numbered)) for marks, numbered in scans_marks]
+        ends = [numbered[-1][0] if numbered else 0 for _, numbered in scans_marks]
+        return cls(markers, timelines, ends)
 
     def _fact(self, source: int, mark: PhaseMark, phase: str | None = None) -> PhaseFact:
         m = self.markers[mark.marker]
@@ -196,9 +205,11 @@ class PhaseReader:
         return None
 
     def _elsewhere(self, source: int, when: float | None) -> PhaseFact | None:
-        """A marker of another source (rank 0 logs the save, rank 3 dies in it), earlier by the clock."""
+        """A marker of another source (rank 0 logs the save, rank 3 dies in it), earlier by the clock;
+        without a clock, another source whose log ends in the middle of a save or load (the job
+        stopped there: that is where the failure without its own phase happened)."""
         if when is None:
-            return None
+            return self._ended_in(source)
         best: tuple[float, int, PhaseMark] | None = None
         for i, marks in enumerate(self.timelines):
             if i == source:
@@ -211,6 +222,15 @@ class PhaseReader:
                 if best is None or t >= best[0]:
                     best = (t, i, m)
         if best is None:
-            return None
+            return self._ended_in(source)
         marker = self.markers[best[2].marker]
         return self._fact(best[1], best[2], marker.after if marker.kind == "end" else None)
+
+    def _ended_in(self, source: int) -> PhaseFact | None:
+        for i, marks in enumerate(self.timelines):
+            if i == source or not marks:
+                continue
+            state = self._state(i, marks, self.ends[i], None)
+            if state is not None and state.phase in ENDING_PHASES and self.ends[i] - state.line <= ENDED_WITHIN:
+                return state
+        return None

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from denpex.core.models import LogSource
 from knowledge import facts
-from knowledge.lines import Stamp
+from knowledge.lines import BLOCK_RANK, Stamp
 from knowledge.patterns import Pattern
 from knowledge.phases import PhaseFact, PhaseReader
 from knowledge.scanner import LineHit, SourceScan
@@ -187,6 +187,12 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
         job.culprits.add(int(m.group(1)))
     if "rank_host" in kinds and (m := _RANK_HOST.search(hit.text)) is not None:
         job.rank_node.setdefault(int(m.group(1)), m.group(2))
+    if "summary_host" in kinds:
+        host = hit.text.split(":", 1)[1].strip()
+        for nxt in hit.after:
+            if (m := BLOCK_RANK.match(nxt)) is not None:
+                job.rank_node.setdefault(int(m.group(1)), host)
+                break
     if "nccl_host" in kinds and (m := _NCCL_HOST.match(hit.text)) is not None:
         rank = hit.rank.rank if hit.rank.rank is not None else src.rank
         if rank is not None:

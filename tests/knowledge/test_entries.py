@@ -1034,3 +1034,19 @@ def test_unknown_related_entry_is_named(tmp_path: Path) -> None:
     with pytest.raises(EntryError) as info:
         load_entries(tmp_path)
     assert "related" in str(info.value) and "no-such-entry" in str(info.value)
+
+
+def test_every_signature_names_its_source() -> None:
+    """Issue 12: each pattern says which code prints the line (`owner/repo@tag:path`) or which page shows it."""
+    import re
+
+    from knowledge.schema import ENTRIES_DIR, load_entries
+
+    form = re.compile(r"^(https://\S+|[\w.-]+/[\w.-]+@[\w.+-]+:\S+)")
+    unsourced = [
+        f"{e.id}/{s.id}: {s.source!r}"
+        for e in load_entries(ENTRIES_DIR)
+        for s in [*e.signatures, *e.context]
+        if not form.match(s.source)
+    ]
+    assert not unsourced, unsourced

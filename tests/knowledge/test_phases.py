@@ -111,3 +111,16 @@ def test_every_marker_is_valid_and_names_its_source() -> None:
     assert {m.phase for m in markers} >= set(PHASES) - {"startup", "teardown"}
     assert all(m.source for m in markers)
     assert len({m.id for m in markers}) == len(markers)
+
+
+def test_a_kill_without_a_clock_takes_the_phase_the_job_stopped_in(
+    tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]
+) -> None:
+    """The kernel's OOM line has no comparable time, but rank 0's log stops in the middle of a save."""
+    write(tmp_path, ["step 3999 loss 1.21", "Saving model checkpoint to out/checkpoint-4000"], "rank0.log")
+    write(tmp_path, ["step 3999 loss 1.19"], "rank1.log")
+    write(tmp_path, ["[8123.456] Out of memory: Killed process 4242 (python3)"], "node-gpu-01.dmesg")
+    diag = diagnose_dir(tmp_path)
+    assert diag.category == "cpu_oom_checkpoint"
+    assert diag.initiating.phase == "checkpoint_save"
+    assert diag.initiating.phase_evidence is not None and diag.initiating.phase_evidence.source == "rank0.log"

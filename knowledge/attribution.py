@@ -561,6 +561,11 @@ def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
         v.stamp = None  # inferred from the others' behaviour: when it stalled is not in the logs
         v.notes.append(note)
         v.confidence = round(v.confidence * 0.9, 2)
+    elif len(job.ranks) == 1 and (job.world or 1) <= 1:
+        (only,) = job.ranks  # the only rank the logs show: it is all there is to name
+        v.rank, v.actor, v.node = only, ("rank", str(only)), job.rank_node.get(only)
+        v.notes.append(wording.only_rank_seen(only))
+        v.confidence = round(v.confidence * 0.8, 2)
     return v
 
 

@@ -215,3 +215,10 @@ def all_at_once(ranks: list[int]) -> str:
         f"Ranks {named} failed the same way within the same second (the launcher's summary): a call every "
         "rank makes together crashed, so no single rank started it."
     )
+
+
+def only_rank_seen(rank: int) -> str:
+    return (
+        f"Only rank {rank}'s output is in the logs, and it waited on a peer: rank {rank} is named for "
+        "lack of the others' logs; the rank it waited for is the likelier start."
+    )

@@ -184,7 +184,10 @@ def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
                 c.bound = bounds[i]
     timed = [c for c in pool if c.when() is not None]
     kernel_untimed = [c for c in pool if c.kernel and c.when() is None]
-    strength = lambda c: (c.best.score, c.best.entry.priority)  # noqa: E731
+
+    def strength(c: _Cand) -> tuple[float, int]:
+        return c.best.score, c.best.entry.priority
+
     if kernel_untimed and len(pool) > len(kernel_untimed):
         return max(kernel_untimed, key=strength), True
     if timed:

@@ -1,6 +1,6 @@
 """The diagnosis engine: compile the knowledge once, then diagnose many jobs.
 
-    engine = Engine.load()                       # entries + Xid catalogue + masking rules, compiled once
+    engine = Engine.load()                       # entries + Xid catalogue + phase markers, compiled once
     diag = engine.diagnose(sources, missing=..., progress=...)
 
 The engine never names a failure: every failure mode is a TOML entry; this module only wires the
@@ -10,71 +10,52 @@ report (`report`). Not thread-safe (one reused scan buffer); use one Engine per 
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
+import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+
+import pydantic
 
 from denpex.core.models import Diagnosis, LogSource, MissingEvidence, Stats
 from knowledge import attribution, flightrec, report
 from knowledge.facts import load_catalogue
-from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternSet
-from knowledge.phases import Marker, PhaseReader, TailMarkers, load_markers
+from knowledge.masking import Masker, TextMasker
+from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternKind, PatternSet
+from knowledge.phases import PHASES_PATH, Marker, PhaseReader, TailMarkers, load_markers
 from knowledge.scanner import Scanner, SourceScan
-from knowledge.schema import ENTRIES_DIR, Entry, Xid, load_entries
+from knowledge.schema import DATA_DIR, ENTRIES_DIR, Entry, Xid, load_entries
 from knowledge.signals import build_job
 from knowledge.sources import complete
 
 
-class MaskRule(Protocol):
-    id: str
-    pattern: str
-    caseless: bool
+def compile_patterns(entries: Sequence[Entry], markers: Sequence[Marker] = ()) -> list[Pattern]:
+    """Every signature, context pattern, phase marker and engine fact as one list of patterns.
 
-
-class MaskerLike(Protocol):
-    """What the engine needs of `knowledge.masking.Masker`."""
-
-    @property
-    def rules(self) -> Sequence[MaskRule]: ...
-
-    def mask(self, text: str) -> str: ...
-
-    def mask_line(self, text: str, rule_ids: Iterable[str]) -> str: ...
-
-
-def default_masker() -> MaskerLike | None:
-    """The project's masker; None only while `knowledge/masking.py` has not landed yet."""
-    try:
-        from knowledge.masking import Masker
-    except ModuleNotFoundError as exc:  # pragma: no cover - transitional
-        if exc.name != "knowledge.masking":
-            raise
-        return None
-    return Masker.default()
-
-
-def compile_patterns(
-    entries: Sequence[Entry], masker: MaskerLike | None, markers: Sequence[Marker] = ()
-) -> list[Pattern]:
-    """Every signature, context pattern, phase marker and engine fact as one list of patterns."""
+    The masking rules are not among them: only retained text (hits, context, tails, a few kilobytes)
+    ever leaves the engine and the `Redactor` runs the full masker over all of it, so scanning every
+    byte for secrets as well cost ~10% of the throughput and changed no output.
+    """
     out: list[Pattern] = []
 
     def add(
-        regex: str, caseless: bool, kind: str, sig_id: str, entry: str | None, w: float, win: int
+        regex: str, caseless: bool, kind: PatternKind, sig_id: str, entry: str | None, w: float, win: int
     ) -> None:
-        out.append(Pattern(len(out), regex, caseless, kind, sig_id, entry, w, win))  # type: ignore[arg-type]
+        out.append(Pattern(len(out), regex, caseless, kind, sig_id, entry, w, win))
 
     for e in entries:
         for s in e.signatures:
             add(s.pattern, s.caseless, s.role.value, s.id, e.id, s.weight, 0)
         for c in e.context:
             add(c.pattern, c.caseless, "context", c.id, e.id, c.weight, c.window)
-    for rule in masker.rules if masker is not None else ():
-        add(rule.pattern, rule.caseless, "mask", rule.id, None, 1.0, 0)
     for m in markers:
         add(m.pattern, m.caseless, "phase", m.id, None, 1.0, 0)
+        if m.frequent:  # progress lines: one hit a chunk is enough, the numbered tail has the rest
+            out[-1] = replace(out[-1], single=True)
     for fid, (regex, caseless) in FACT_PATTERNS.items():
         add(regex, caseless, "fact", fid, None, 1.0, 0)
         if fid in SINGLE_FACTS:
@@ -89,7 +70,7 @@ class Engine:
         self,
         entries: Sequence[Entry],
         xids: dict[int, Xid],
-        masker: MaskerLike | None,
+        masker: TextMasker,
         cache_dir: Path | None = None,
         markers: Sequence[Marker] | None = None,
     ) -> None:
@@ -98,20 +79,13 @@ class Engine:
         self.tail_markers = TailMarkers(self.markers)
         self.xids = xids
         self.masker = masker
-        # the masking rules are not part of the scan: only retained text (hits, context, tails, a few
-        # kilobytes) ever leaves the engine and the Redactor runs the full masker over all of it, so
-        # scanning every byte for secrets as well cost ~10% of the throughput and changed no output
-        self.patterns = compile_patterns(entries, None, self.markers)
+        self.patterns = compile_patterns(entries, self.markers)
         marker_index = {m.id: i for i, m in enumerate(self.markers)}
         self.phase_marker = {p.idx: marker_index[p.sig_id] for p in self.patterns if p.kind == "phase"}
         self.pattern_set = PatternSet(self.patterns, cache_dir)
         self.scanner = Scanner(self.pattern_set)
         self.fallback_entry = _fallback_entry(entries)
-        rule_ids = {p.idx: p.sig_id for p in self.patterns if p.kind == "mask"}
-        if masker is not None:
-            self.redactor = report.Redactor(masker.mask, masker.mask_line, rule_ids)
-        else:
-            self.redactor = report.Redactor(lambda t: t, lambda t, _ids: t, rule_ids)
+        self.redactor = report.Redactor(masker.mask)
 
     @classmethod
     def load(
@@ -119,17 +93,18 @@ class Engine:
         entries_dir: Path | None = None,
         *,
         xid_path: Path | None = None,
-        masker: MaskerLike | None = None,
+        masker: TextMasker | None = None,
         cache_dir: Path | None = None,
     ) -> Engine:
         """Load and validate every entry (an `EntryError` names a bad file and field), then compile.
 
         `cache_dir` (optional) keeps the compiled pattern database between processes, keyed by the
-        exact patterns, so a short-lived CLI run does not pay the compile every time.
+        exact patterns, so a short-lived CLI run does not pay the compile every time. `masker`
+        defaults to the project's `Masker.default()`.
         """
-        entries = load_entries(entries_dir or ENTRIES_DIR)
-        masker = masker if masker is not None else default_masker()
-        return cls(entries, load_catalogue(xid_path), masker, cache_dir)
+        entries, xids, markers = _load_knowledge(entries_dir or ENTRIES_DIR, xid_path, cache_dir)
+        masker = masker if masker is not None else Masker.default(cache_dir=cache_dir)
+        return cls(entries, xids, masker, cache_dir, markers)
 
     def diagnose(
         self,
@@ -172,6 +147,58 @@ class Engine:
         return PhaseReader.build(
             self.markers, self.tail_markers, [(sc.phases, sc.numbered_tail) for sc in scans]
         )
+
+
+def _load_knowledge(
+    entries_dir: Path, xid_path: Path | None, cache_dir: Path | None
+) -> tuple[list[Entry], dict[int, Xid], list[Marker]]:
+    """Entries, Xid catalogue and phase markers, validated; from `cache_dir` when validated before.
+
+    Validating 42 entries with pydantic costs ~0.15 s, a third of a short CLI run. The cache is keyed
+    by the content of every knowledge file and of the modules that define and validate them (and the
+    pydantic version), so an edited entry or model is always validated again. Only valid knowledge is
+    stored: a bad file fails with its `EntryError` every time. The cache is a local file the same user
+    wrote; a corrupt one is ignored.
+    """
+    path = _knowledge_cache_path(entries_dir, xid_path, cache_dir)
+    if path is not None and path.is_file():
+        try:
+            cached = pickle.loads(path.read_bytes())  # noqa: S301 - our own cache file, keyed by content
+        except Exception:  # stale or truncated: validate again
+            cached = None
+        if isinstance(cached, tuple) and len(cached) == 3:
+            return cached
+    loaded = (load_entries(entries_dir), load_catalogue(xid_path), load_markers())
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(tmp, path)
+        except OSError:  # a read-only home: the cache is only an optimisation
+            pass
+    return loaded
+
+
+def _knowledge_cache_path(entries_dir: Path, xid_path: Path | None, cache_dir: Path | None) -> Path | None:
+    if cache_dir is None:
+        return None
+    here = Path(__file__).parent
+    files = [
+        *sorted(entries_dir.glob("*.toml")),
+        xid_path or DATA_DIR / "xid.toml",
+        PHASES_PATH,
+        *(here / f"{m}.py" for m in ("schema", "phases", "facts", "lines", "engine")),
+    ]
+    digest = hashlib.sha256(f"knowledge-v1 {pydantic.VERSION} {sys.version}".encode())
+    for f in files:
+        digest.update(f.name.encode() + b"\0")
+        try:
+            digest.update(f.read_bytes())
+        except OSError:
+            digest.update(b"<missing>")
+        digest.update(b"\0")
+    return cache_dir / f"knowledge-{digest.hexdigest()[:32]}.pickle"
 
 
 #: the entry tag that marks the answer for a log in which no signature matched

@@ -8,6 +8,7 @@ text and never raises: a log is untrusted input.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -163,8 +164,10 @@ _MIN_TS = datetime(1971, 1, 1, tzinfo=UTC).timestamp()
 _MAX_TS = datetime(9000, 1, 1, tzinfo=UTC).timestamp()
 
 
-def _mk(y: int, mo: int, d: int, h: int, mi: int, s: int, frac: float, offset: float = 0.0) -> float | None:
+def _mk(fields: Sequence[int], frac: float, offset: float = 0.0) -> float | None:
+    """Epoch seconds of (year, month, day, hour, minute, second) + `frac` - `offset`; None if invalid."""
     try:
+        y, mo, d, h, mi, s = fields
         v = datetime(y, mo, d, h, mi, s, tzinfo=UTC).timestamp() + frac - offset
     except (ValueError, OverflowError):
         return None
@@ -185,31 +188,30 @@ def parse_timestamp(text: str, year: int = 1970) -> Stamp | None:
     m = _ISO.search(head)
     if m:
         g = m.groups()
-        v = _mk(*(int(x) for x in g[:6]), _frac(g[6]), _tz(g[7]))
+        v = _mk([int(x) for x in g[:6]], _frac(g[6]), _tz(g[7]))
         if v is not None:
             return Stamp(v)
     m = _DMESG_T.search(head)
     if m:
-        v = _mk(int(m.group(6)), _MONTHS[m.group(1).lower()], *(int(m.group(i)) for i in (2, 3, 4, 5)), 0.0)
+        v = _mk([int(m.group(6)), _MONTHS[m.group(1).lower()], *(int(m.group(i)) for i in (2, 3, 4, 5))], 0.0)
         if v is not None:
             return Stamp(v)
     m = _SLASH.search(head)
     if m:
         g = m.groups()
-        v = _mk(*(int(x) for x in g[:6]), _frac(g[6]))
+        v = _mk([int(x) for x in g[:6]], _frac(g[6]))
         if v is not None:
             return Stamp(v)
     m = _SYSLOG.match(head)
     if m:
         v = _mk(
-            year, _MONTHS[m.group(1).lower()], *(int(m.group(i)) for i in (2, 3, 4, 5)), _frac(m.group(6))
+            [year, _MONTHS[m.group(1).lower()], *(int(m.group(i)) for i in (2, 3, 4, 5))], _frac(m.group(6))
         )
         if v is not None:
             return Stamp(v, has_year=False)
     m = _GLOG.search(head, 0, 120)
     if m:
-        g = [int(x) for x in m.groups()[:5]]
-        v = _mk(year, g[0], g[1], g[2], g[3], g[4], _frac(m.group(6)))
+        v = _mk([year, *(int(x) for x in m.groups()[:5])], _frac(m.group(6)))
         if v is not None:
             return Stamp(v, has_year=False)
     m = _RAW_DMESG.match(head)

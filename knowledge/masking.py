@@ -1,11 +1,10 @@
 """Secret masking for every log line Denpex keeps, before it is stored, queued or sent anywhere.
 
 Rules are data (`data/secrets.toml`). Each is a regex in the subset Python `re` and Hyperscan both
-accept, so the engine compiles `Masker.rules` into its one Hyperscan database next to the failure
-signatures and masking costs nothing on lines without secrets: only a line the scan flagged goes
-through `mask_line` with the ids of the rules that hit it. `mask()` works the same way on its own:
-a Hyperscan database of the rules (plain `re` when Hyperscan cannot be imported) finds the chunks
-and rules that hit, and only those run through Python `re`.
+accept. The engine masks only the text it retains (hits, context, tails), through `mask()`: a
+Hyperscan database of the rules (plain `re` when Hyperscan cannot be imported) finds the chunks and
+rules that hit, and only those run through Python `re`, so lines without secrets cost next to
+nothing. `mask_line` starts from rule ids a caller's own scan reported.
 
 A secret becomes `[MASKED:<label>]`; key names, `Bearer `, `scheme://user:` and `@host` stay, so a
 reader sees what was there (`HF_TOKEN=[MASKED:hf_token]`, `postgres://app:[MASKED:url_password]@db`).
@@ -14,7 +13,7 @@ Masking is idempotent: a mask token is never masked again.
 Rules find secrets by structure as well as by vendor prefix: any assignment, flag, `setenv`, call
 argument or YAML key whose name holds a secret-ish word is flagged, and `secret_checks` decides from
 the name's words and the value's shape (so placeholders, paths and numbers stay). `mask()` is the one
-entry point: `mask_bytes`, `mask_lines` and the engine's `mask_line` give the same result.
+entry point: `mask_bytes`, `mask_lines` and `mask_line` give the same result.
 """
 
 from __future__ import annotations
@@ -25,10 +24,14 @@ import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from types import ModuleType
+from typing import Any, Literal, Protocol
 
 from knowledge import secret_checks as sc
+from knowledge.patterns import db_cache_path, load_db, store_db
 
+#: None where no hyperscan wheel exists for the platform; the rules then run through `re` alone
+hyperscan: ModuleType | None
 try:  # pragma: no cover - which branch runs depends on the platform
     import hyperscan
 except ImportError:  # pragma: no cover
@@ -50,6 +53,12 @@ _URL_PLACEHOLDER = re.compile(
     r"\$\{[^{}]*\}|\$\([^()]*\)|<[^<>]*>|\*+|x{3,}|\{\{[^{}]*\}\}|\{[A-Za-z_]*\}|%s|\[?redacted\]?", re.I
 )
 _INDENT = re.compile(r"[ \t]*(?:-[ \t]+)?")
+
+
+class TextMasker(Protocol):
+    """What a consumer of masking needs: `Masker` satisfies it, tests may hand in their own."""
+
+    def mask(self, text: str) -> str: ...
 
 
 def mask_token(label: str) -> str:
@@ -121,7 +130,7 @@ def _decide(rule: SecretRule, text: str, start: int, s: int, e: int) -> str | No
             sc.value_is_secret(grade, value) if check == "named" else sc.high_entropy(value)
         )
         return sc.label_of(name) if ok else None
-    ok = {
+    checks: dict[Check, Callable[[], bool]] = {
         "none": lambda: True,
         "url": lambda: not _URL_PLACEHOLDER.fullmatch(value),
         "pem_b64": lambda: sc.b64_pem_key(value),
@@ -129,8 +138,8 @@ def _decide(rule: SecretRule, text: str, start: int, s: int, e: int) -> str | No
         "value": lambda: not (sc.PLACEHOLDER.fullmatch(value) or value.lower() in sc.STOPWORDS),
         "token": lambda: sc.token_like(value),
         "entropy": lambda: sc.high_entropy(value),
-    }[check]()
-    return rule.label if ok else None
+    }
+    return rule.label if checks[check]() else None
 
 
 class _Detector:
@@ -141,13 +150,20 @@ class _Detector:
     """
 
     def __init__(
-        self, rules: Sequence[SecretRule], compiled: Sequence[re.Pattern[str]], use_hyperscan: bool
+        self,
+        rules: Sequence[SecretRule],
+        compiled: Sequence[re.Pattern[str]],
+        use_hyperscan: bool,
+        cache_dir: Path | None = None,
     ) -> None:
         self._compiled = compiled
         self._dbs: tuple[Any, Any] | None = None
         self._local = threading.local()  # Hyperscan scratch space is per thread
         if use_hyperscan and hyperscan is not None and rules:
-            self._dbs = (_hs_compile(rules, hyperscan.HS_FLAG_SINGLEMATCH), _hs_compile(rules, 0))
+            self._dbs = (
+                _hs_database(rules, hyperscan.HS_FLAG_SINGLEMATCH, cache_dir),
+                _hs_database(rules, 0, cache_dir),
+            )
 
     @property
     def backend(self) -> str:
@@ -157,6 +173,7 @@ class _Detector:
         assert self._dbs is not None
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
+            assert hyperscan is not None  # `_dbs` exist only where it imported
             scratch = self._local.scratch = tuple(hyperscan.Scratch(db) for db in self._dbs)
         self._dbs[which].scan(data, match_event_handler=on_match, scratch=scratch[which])
 
@@ -191,7 +208,19 @@ class _Detector:
         return out
 
 
+def _hs_database(rules: Sequence[SecretRule], extra: int, cache_dir: Path | None) -> Any:
+    """The rules' database: deserialised from `cache_dir` when compiled before (keyed by the exact
+    expressions and flags), else compiled (~0.3 s, most of a short CLI run) and stored there."""
+    path = db_cache_path(cache_dir, ("mask-v1", extra, [(r.pattern, r.caseless) for r in rules]))
+    db = load_db(path)
+    if db is None:
+        db = _hs_compile(rules, extra)
+        store_db(path, db)
+    return db
+
+
 def _hs_compile(rules: Sequence[SecretRule], extra: int) -> Any:
+    assert hyperscan is not None  # only called where it imported
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     base = hyperscan.HS_FLAG_MULTILINE | extra
     db.compile(
@@ -206,24 +235,28 @@ def _hs_compile(rules: Sequence[SecretRule], extra: int) -> Any:
 class Masker:
     """Masks secrets in log text. Build once (`Masker.default()`), reuse from any thread."""
 
-    def __init__(self, rules: Sequence[SecretRule], *, use_hyperscan: bool = True) -> None:
-        """`use_hyperscan=False` forces the pure-`re` detector (tests compare the two)."""
+    def __init__(
+        self, rules: Sequence[SecretRule], *, use_hyperscan: bool = True, cache_dir: Path | None = None
+    ) -> None:
+        """`use_hyperscan=False` forces the pure-`re` detector (tests compare the two); `cache_dir`
+        keeps the compiled Hyperscan databases between processes."""
+        self._cache_dir = cache_dir
         self._rules = tuple(rules)
         self._compiled = tuple(re.compile(r.pattern, r.flags) for r in self._rules)
         self._index = {r.id: i for i, r in enumerate(self._rules)}
         self._block = frozenset(i for i, r in enumerate(self._rules) if r.block)
         self._pem = min((i for i, r in enumerate(self._rules) if r.block == "pem"), default=-1)
         self._indented = tuple(i for i, r in enumerate(self._rules) if r.block == "indented")
-        self._detector = _Detector(self._rules, self._compiled, use_hyperscan)
+        self._detector = _Detector(self._rules, self._compiled, use_hyperscan, cache_dir)
 
     @classmethod
-    def default(cls, *, use_hyperscan: bool = True) -> Masker:
+    def default(cls, *, use_hyperscan: bool = True, cache_dir: Path | None = None) -> Masker:
         """The bundled rules of data/secrets.toml."""
-        return cls(load_rules(), use_hyperscan=use_hyperscan)
+        return cls(load_rules(), use_hyperscan=use_hyperscan, cache_dir=cache_dir)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # a Hyperscan database does not pickle: rebuild it from the rules
-        return (_rebuild, (self._rules, self.backend == "hyperscan"))
+        # a Hyperscan database does not pickle: rebuild it from the rules (or the cache)
+        return (_rebuild, (self._rules, self.backend == "hyperscan", self._cache_dir))
 
     @property
     def rules(self) -> Sequence[SecretRule]:
@@ -382,8 +415,8 @@ class Masker:
         return "".join(out)
 
 
-def _rebuild(rules: tuple[SecretRule, ...], use_hyperscan: bool) -> Masker:
-    return Masker(rules, use_hyperscan=use_hyperscan)
+def _rebuild(rules: tuple[SecretRule, ...], use_hyperscan: bool, cache_dir: Path | None = None) -> Masker:
+    return Masker(rules, use_hyperscan=use_hyperscan, cache_dir=cache_dir)
 
 
 class MaskStream:
@@ -456,8 +489,9 @@ class MaskStream:
         if "PRIVATE KEY" in text and (self._m._opens_block(text) or self._m._opens_block(masked)):
             self._left = MAX_BLOCK_LINES
         elif idxs and not self._left and text.rstrip().endswith((":", "|", ">", "-", "+")):
-            label = self._m.opens_indented(text)
-            if label is not None:
-                self._yaml = (len(_INDENT.match(text).group(0)), label)  # type: ignore[union-attr]
+            opened = self._m.opens_indented(text)
+            if opened is not None:
+                lead_ws = _INDENT.match(text)  # matches the empty string at worst: never None
+                self._yaml = (len(lead_ws.group(0)) if lead_ws else 0, opened)
                 self._yaml_left = MAX_BLOCK_LINES
         return prefix + masked

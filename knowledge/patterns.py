@@ -13,8 +13,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from types import ModuleType
+from typing import Any, Literal
 
+#: None where no hyperscan wheel exists for the platform; the patterns then run through `re`
+hyperscan: ModuleType | None
 try:  # pragma: no cover - which branch runs depends on the platform
     import hyperscan
 except ImportError:  # pragma: no cover
@@ -37,10 +40,7 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
         False,
     ),
     # where a rank runs: launcher lines (`rank=5 … node=gpu-02`), NCCL's `host:pid:tid [dev] NCCL` prefix
-    "rank_host": (
-        r"\brank[=: ]+[0-9]+\b[^\n]{0,80}\b(?:node|host|hostname)[=: ]+[A-Za-z0-9][A-Za-z0-9._-]*",
-        True,
-    ),
+    "rank_host": (r"\b(?:node|host|hostname)=[A-Za-z0-9]", True),  # the line must also say rank=N
     # torchrun's failure summary: `host : gpu-01` just above `rank : 2 (local_rank: 2)`
     "summary_host": (r"^[ \t]*host[ \t]*: [A-Za-z0-9][A-Za-z0-9._-]*[ \t]*$", False),
     "nccl_host": (r"^[A-Za-z0-9][A-Za-z0-9._-]*:[0-9]+:[0-9]+ \[[0-9]+\] NCCL ", False),
@@ -84,7 +84,7 @@ class PatternSet:
     def __init__(self, patterns: Sequence[Pattern], cache_dir: Path | None = None) -> None:
         self.patterns = list(patterns)
         self._cache_dir = cache_dir
-        self._hs = None
+        self._hs: Any = None  # a hyperscan.Database (the module is optional, so typed loosely)
         self._py: list[tuple[int, re.Pattern[bytes]]] = []
         self.backend = "python"
         # identical expressions (entries share signatures) are compiled once and fanned out on a hit
@@ -108,38 +108,20 @@ class PatternSet:
             self._py = [(p.idx, _py_compile(p)) for p in hs_patterns]
 
     def _cache_path(self) -> Path | None:
-        if self._cache_dir is None:
-            return None
-        key = hashlib.sha256(
-            repr(
-                ("v2", hyperscan.__version__, [(p.idx, p.regex, p.caseless, p.single) for p in self.patterns])
-            ).encode()
-        ).hexdigest()[:32]
-        return self._cache_dir / f"hs-{key}.db"
+        return db_cache_path(
+            self._cache_dir, ("v2", [(p.idx, p.regex, p.caseless, p.single) for p in self.patterns])
+        )
 
-    def _cached(self):  # type: ignore[no-untyped-def]
+    def _cached(self) -> Any:
         """A database compiled earlier for exactly these patterns (compiling takes most of a second)."""
-        path = self._cache_path()
-        if path is None or not path.is_file():
-            return None
-        try:
-            db = hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
+        db = load_db(self._cache_path())
+        if db is not None:
+            assert hyperscan is not None
             db.scratch = hyperscan.Scratch(db)  # a deserialised database comes without scratch space
-            return db
-        except Exception:  # a stale or foreign file: compile instead
-            return None
+        return db
 
-    def _store(self, db) -> None:  # type: ignore[no-untyped-def]
-        path = self._cache_path()
-        if path is None:
-            return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(hyperscan.dumpb(db))
-            os.replace(tmp, path)
-        except OSError:  # a read-only home: the cache is only an optimisation
-            pass
+    def _store(self, db: Any) -> None:
+        store_db(self._cache_path(), db)
 
     @staticmethod
     def _split_supported(patterns: list[Pattern]) -> tuple[list[Pattern], list[Pattern]]:
@@ -148,7 +130,8 @@ class PatternSet:
             _hs_compile(patterns)
             return patterns, []
         except Exception:  # hyperscan.error; one bad pattern fails the whole database
-            ok, bad = [], []
+            ok: list[Pattern] = []
+            bad: list[Pattern] = []
             for p in patterns:
                 try:
                     _hs_compile([p])
@@ -188,7 +171,40 @@ class PatternSet:
         return hits
 
 
-def _hs_compile(patterns: Sequence[Pattern]):  # type: ignore[no-untyped-def]
+def db_cache_path(cache_dir: Path | None, key: object) -> Path | None:
+    """Where a database compiled from `key` (its exact expressions and flags) is kept, if anywhere."""
+    if cache_dir is None or hyperscan is None:
+        return None
+    digest = hashlib.sha256(repr((hyperscan.__version__, key)).encode()).hexdigest()[:32]
+    return cache_dir / f"hs-{digest}.db"
+
+
+def load_db(path: Path | None) -> Any:
+    """A block-mode database serialised earlier to `path` (without scratch space), or None."""
+    if path is None or hyperscan is None or not path.is_file():
+        return None
+    try:
+        return hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
+    except Exception:  # a stale or foreign file: compile instead
+        return None
+
+
+def store_db(path: Path | None, db: Any) -> None:
+    """Serialise `db` to `path` atomically; a read-only home is fine (the cache is an optimisation)."""
+    if path is None or hyperscan is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(hyperscan.dumpb(db))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _hs_compile(patterns: Sequence[Pattern]) -> Any:
+    """A block-mode database of `patterns`; only called where `hyperscan` imported."""
+    assert hyperscan is not None
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     flags = [
         hyperscan.HS_FLAG_MULTILINE

@@ -66,6 +66,11 @@ class Marker(BaseModel):
     pattern: str = Field(min_length=3)
     caseless: bool = False
     after: str = Field(default="train", description="for `end` markers: the phase the job is back in")
+    frequent: bool = Field(
+        default=False,
+        description="printed every step (progress lines): the scan reports the first of each chunk only, "
+        "the numbered tail of each source gives the exact lines near its end",
+    )
     source: str = Field(min_length=3, description="the code or thread that prints the line")
 
     _v_phase = field_validator("phase", "after")(_known_phase)

@@ -31,18 +31,17 @@ MAX_EVIDENCE = 8
 NODE_LINES = 20
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Redactor:
-    """Masks retained text: rule-targeted where the scan saw a secret, then the full masker anyway."""
+    """Masks every retained line with the full masker, then cuts it to `lines.MAX_LINE_CHARS`.
+
+    The scan does not look for secrets: only these few kilobytes of retained text leave the engine,
+    so masking them here is cheaper than carrying the masking rules through every scanned byte.
+    """
 
     mask: Callable[[str], str]
-    mask_line: Callable[[str, Sequence[str]], str]
-    rule_ids: dict[int, str]
 
     def __call__(self, scan: SourceScan, line: int, text: str) -> str:
-        hit = scan.masks.get(line)
-        if hit:
-            text = self.mask_line(text, [self.rule_ids[i] for i in hit if i in self.rule_ids])
         return clip(self.mask(text))  # mask the whole line, then cut: never the other way round
 
 
@@ -151,8 +150,10 @@ def missing(job: Job, v: Verdict, given: Sequence[MissingEvidence]) -> list[Miss
             [*rival.phases[:2], "train" if "train" in v.entry.phases else v.entry.phases[0]],
         )
         out.insert(0, MissingEvidence(what=what, next_action=nxt))
-    seen: set[str] = set()
-    return [m for m in out if not (m.what in seen or seen.add(m.what))]
+    first: dict[str, MissingEvidence] = {}  # one item per `what`, the first one, in order
+    for m in out:
+        first.setdefault(m.what, m)
+    return list(first.values())
 
 
 def alternatives(v: Verdict) -> list[Alternative]:

@@ -8,18 +8,32 @@ so memory stays flat however large the log is, and there is no Python loop over 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from denpex.core.models import LogSource
 from knowledge import lines
+from knowledge.lines import Stamp  # `SourceScan.lines` shadows the module inside that class
 from knowledge.patterns import PatternSet
 from knowledge.phases import PhaseMark
 
-try:  # counting line breaks is the other per-byte cost next to the scan; numpy does it ~5x faster
-    import numpy as _np
-except ImportError:  # pragma: no cover
-    _np = None
+_np: ModuleType | None = None  # numpy, imported on the first big chunk (~0.07 s: not for small logs)
+_np_tried = False
+
+
+def _numpy() -> ModuleType | None:
+    """numpy where installed: counting line breaks is the other per-byte cost, and it is ~5x faster."""
+    global _np, _np_tried
+    if not _np_tried:
+        _np_tried = True
+        try:
+            _np = importlib.import_module("numpy")
+        except ImportError:  # pragma: no cover
+            _np = None
+    return _np
+
 
 #: 2 MB: the chunk (and the line-break mask numpy makes of it) stay in L2 between the read, the scan and
 #: the count; measured faster than 8-16 MB chunks, which make all three stream from memory
@@ -60,7 +74,7 @@ class SourceScan:
     lines: int = 0
     bytes: int = 0
     masks: dict[int, set[int]] = field(default_factory=dict)  # line -> mask pattern idxs
-    first_stamp: lines.Stamp | None = None  # of the first timestamped line near the start: the run's start
+    first_stamp: Stamp | None = None  # of the first timestamped line near the start: the run's start
     phases: list[PhaseMark] = field(default_factory=list)  # phase markers in line order, repeats folded
     numbered_tail: list[tuple[int, str]] = field(default_factory=list)  # the last lines with their numbers
 
@@ -120,6 +134,8 @@ class Scanner:
     def __init__(self, patterns: PatternSet, chunk: int = CHUNK) -> None:
         self.patterns = patterns
         self.kinds = [p.kind for p in patterns.patterns]
+        #: progress markers (reported once a chunk): on a line that also says more, the other one wins
+        self.frequent = {p.idx for p in patterns.patterns if p.kind == "phase" and p.single}
         self.buf = bytearray(chunk)
 
     def scan(self, source: LogSource, year: int, progress: Callable[[int], None] | None = None) -> SourceScan:
@@ -231,7 +247,10 @@ class Scanner:
             marks[-1].last_line = line_no
             return
         if marks and marks[-1].line == line_no:
-            return  # one marker a line is enough
+            if marks[-1].marker in self.frequent and idx not in self.frequent:
+                marks.pop()  # `loss=0.29 … SAVING CHECKPOINT`: the save is what the line says
+            else:
+                return  # one marker a line is enough
         if len(marks) >= PHASE_MARKS:
             del marks[: PHASE_MARKS // 2]  # the latest marks matter most: failures end logs
         buf = self.buf
@@ -325,18 +344,19 @@ def _first_stamp(buf: bytearray, end: int, year: int, max_lines: int = 50) -> li
 
 def _line_numbers(buf: bytearray, end: int, positions: list[int]) -> tuple[int, list[int]]:
     """Line breaks in `buf[:end]`, and how many precede each of `positions` (sorted ascending)."""
-    if _np is None or end < 4096:
+    np = _numpy() if end >= 4096 else None
+    if np is None:
         out, cur, n = [], 0, 0
         for pos in positions:
             n += buf.count(b"\n", cur, max(cur, pos))
             cur = max(cur, pos)
             out.append(n)
         return buf.count(b"\n", 0, end), out
-    eq = _np.frombuffer(buf, dtype=_np.uint8, count=end) == 10
+    eq = np.frombuffer(buf, dtype=np.uint8, count=end) == 10
     out, cur, n = [], 0, 0
     for pos in positions:
         if pos > cur:
-            n += int(_np.count_nonzero(eq[cur:pos]))
+            n += int(np.count_nonzero(eq[cur:pos]))
             cur = pos
         out.append(n)
-    return n + int(_np.count_nonzero(eq[cur:])), out
+    return n + int(np.count_nonzero(eq[cur:])), out

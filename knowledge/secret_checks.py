@@ -300,7 +300,7 @@ def classes(value: str) -> int:
 
 def name_of(prefix: str) -> str:
     """The key name in the text a rule matched before the value: its last run of name characters."""
-    runs = _NAME_RUN.findall(prefix)
+    runs: list[str] = _NAME_RUN.findall(prefix)
     if len(runs) > 1 and runs[-1].lower() == "value":
         return runs[-2]  # <add key="Password" value="…">: the name is the key's
     return runs[-1] if runs else ""

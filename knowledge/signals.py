@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from denpex.core.models import LogSource
 from knowledge import facts
 from knowledge.lines import BLOCK_RANK, Stamp
-from knowledge.patterns import Pattern
+from knowledge.patterns import Pattern, PatternKind
 from knowledge.phases import PhaseFact, PhaseReader
 from knowledge.scanner import LineHit, SourceScan
 from knowledge.schema import Entry, Xid
@@ -289,7 +289,7 @@ def _orphan_xids(
         row = xids.get(ev.code)
         if (i, hit.line) in seen or row is None or row.entry not in entries:
             continue
-        kind = "primary" if row.hardware else "collateral"
+        kind: PatternKind = "primary" if row.hardware else "collateral"
         pattern = Pattern(-1, "NVRM: Xid", False, kind, f"xid-{ev.code}", row.entry, 2.0, 0)
         job.signals.append(
             Signal(

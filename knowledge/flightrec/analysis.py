@@ -128,7 +128,7 @@ def _front(g: _Group, traces: dict[int, RankTrace]) -> None:
         return
     g.at_front = [r for r in g.present if g.last[r] == g.front]
     g.missing = [r for r in g.present if g.last[r] < g.front]
-    fps = Counter()
+    fps: Counter[tuple[Any, ...]] = Counter()
     sample: dict[tuple[Any, ...], list[OpRecord]] = {}
     for r in g.at_front:
         ops = traces[r].groups[g.name].at(g.front)
@@ -255,7 +255,8 @@ def _not_completed(g: _Group, traces: dict[int, RankTrace], by_seq: dict[int, An
     out: list[Finding] = []
     seen: set[int] = set()
     for seq in sorted(by_seq, reverse=True):
-        done, stuck = [], []
+        done: list[tuple[int, list[OpRecord]]] = []
+        stuck: list[tuple[int, list[OpRecord]]] = []
         for ranks in by_seq[seq].values():
             for r in ranks:
                 ops = traces[r].groups[g.name].window[seq]

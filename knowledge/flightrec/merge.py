@@ -47,9 +47,10 @@ def read_all(dumps: Iterable[LogSource]) -> tuple[list[RankTrace], list[MissingE
         except DumpError as exc:
             missing.append(_me(texts.unreadable(exc.name, exc.reason)))
             continue
-        t = _check_rank(t, missing)
-        if t is None:
+        checked = _check_rank(t, missing)
+        if checked is None:
             continue
+        t = checked
         old = traces.get(t.rank)  # type: ignore[arg-type]
         if old is None or t.entries > old.entries:  # a pickle and a JSON copy of one rank: the fuller
             traces[t.rank] = t  # type: ignore[index]

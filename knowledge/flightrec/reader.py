@@ -72,7 +72,7 @@ _DATA_GLOBALS: dict[tuple[str, str], Any] = {
 }
 
 
-class SafeUnpickler(pickle._Unpickler):  # type: ignore[name-defined,misc]
+class SafeUnpickler(pickle._Unpickler):
     """An unpickler that admits only builtin containers and scalars.
 
     `find_class` is the only way a pickle reaches a callable (GLOBAL, STACK_GLOBAL, INST, EXT*), and

@@ -31,7 +31,9 @@ def test_node_of_the_initiating_rank(
     assert diag.initiating.node == "gpu-07"
 
 
-def test_node_from_torchruns_failure_summary(tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]) -> None:
+def test_node_from_torchruns_failure_summary(
+    tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]
+) -> None:
     (tmp_path / "console.log").write_text(
         "Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-20_03:14:41\n"
         "  host      : gpu-03\n  rank      : 6 (local_rank: 2)\n  exitcode  : -9 (pid: 414)\n"

@@ -117,7 +117,7 @@ def _posted_at(slack: FakeSlack, key: str) -> tuple[float, float] | None:
 async def _send(session: aiohttp.ClientSession, url: str, job_id: str) -> float:
     body = (f'{{"cluster": "bench", "job_id": "{job_id}", "state": "FAILED", "exit_code": "1:0"}}').encode()
     sent = time.time()
-    headers = {"Content-Type": "application/json", **sign(SECRET, body)}
+    headers = {"Content-Type": "application/json", **sign(SECRET, body, path="/hooks/job")}
     async with session.post(url + "/hooks/job", data=body, headers=headers) as resp:
         if resp.status != 202:
             raise RuntimeError(f"webhook answered {resp.status}: {await resp.text()}")

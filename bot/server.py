@@ -112,11 +112,14 @@ class Hooks:
         self.gate = asyncio.Semaphore(WEBHOOK_CONCURRENCY)
 
     async def _authentic_json(self, request: web.Request, bearer: bool = False) -> Any:
-        body = await read_body(request, self.settings.max_body_bytes)
+        """Read (deadline, size cap) and authenticate the body; called before a slot is taken."""
+        settings = self.settings
+        body = await read_body(request, settings.max_body_bytes, settings.body_timeout_seconds)
         if bearer:
-            check_bearer(request, _secret(self.settings.alertmanager_token))
+            check_bearer(request, _secret(settings.alertmanager_token))
         else:
-            check_signature(request, body, _secret(self.settings.webhook_secret), self.clock())
+            secret = _secret(settings.webhook_secret)
+            check_signature(request, body, secret, self.clock(), accept_v1=settings.accept_v1)
         return decode_json(body)
 
     async def _queue_events(self, route: str, events: list[JobEvent]) -> web.Response:
@@ -143,6 +146,10 @@ class Hooks:
         return [payloads.kubernetes_event(payloads.parse(payloads.KubernetesBody, data))]
 
     async def alertmanager(self, data: Any) -> list[JobEvent]:
+        alerts = data.get("alerts")
+        if isinstance(alerts, list) and len(alerts) > self.settings.max_alerts:
+            message = texts.too_many_alerts(len(alerts), self.settings.max_alerts)
+            raise HookError(400, "too_many_alerts", message, "alerts")
         body = payloads.parse(payloads.AlertmanagerBody, data)
         return payloads.alert_events(body, self.deps.alertnames, self.settings.cluster)
 
@@ -170,22 +177,20 @@ class Hooks:
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handler(request: web.Request) -> web.Response:
             self.metrics.received.labels(name).inc()
+            try:  # outside the gate: slow or unsigned senders must not hold a slot
+                data = await self._authentic_json(request, bearer=bearer)
+            except HookError as exc:
+                self.metrics.rejected.labels(name, exc.reason).inc()
+                return exc.response()
             async with self.gate:
-                return await self._handle(name, parse, request, bearer=bearer, raw=raw)
+                return await self._handle(name, parse, data, raw=raw)
 
         return handler
 
     async def _handle(
-        self,
-        name: str,
-        parse: Callable[[Any], Awaitable[Any]],
-        request: web.Request,
-        *,
-        bearer: bool,
-        raw: bool,
+        self, name: str, parse: Callable[[Any], Awaitable[Any]], data: Any, *, raw: bool
     ) -> web.Response:
         try:
-            data = await self._authentic_json(request, bearer=bearer)
             result = await parse(data)
             return result if raw else await self._queue_events(name, result)
         except HookError as exc:
@@ -212,7 +217,13 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def metrics_view(request: web.Request) -> web.Response:
-    deps = request.app[DEPS]
+    deps, token = request.app[DEPS], _secret(request.app[SETTINGS].metrics_token)
+    if token:
+        try:
+            check_bearer(request, token)
+        except HookError:
+            error = HookError(401, "bearer", texts.METRICS_BEARER)
+            return error.response()
     body = await asyncio.to_thread(generate_latest, deps.metrics.registry)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 

@@ -2,11 +2,12 @@
 
 Each check raises `HookError` with the HTTP status, a metrics reason and a user-facing message (from
 `denpex.core.texts.http`); the route handler turns it into `{"error": ..., "field": ...}`. Nothing is
-queued or stored until `read_json` has returned.
+queued or stored, and no webhook slot is taken, until the body is read and authenticated.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from typing import Any
@@ -27,30 +28,53 @@ class HookError(Exception):
         if self.field is not None:
             body["field"] = self.field
         headers = {"WWW-Authenticate": "Bearer"} if self.reason == "bearer" else None
-        return web.json_response(body, status=self.status, headers=headers)
+        resp = web.json_response(body, status=self.status, headers=headers)
+        if self.status in (408, 413):  # the rest of the body is not worth waiting for
+            resp.force_close()
+        return resp
 
 
-async def read_body(request: web.Request, max_bytes: int) -> bytes:
+async def read_body(request: web.Request, max_bytes: int, deadline: float | None = None) -> bytes:
+    """The whole body, within `deadline` seconds and `max_bytes`.
+
+    Called before any webhook slot is taken: a sender that trickles its body (or never finishes it)
+    is cut off with 408 and holds nothing but its own socket meanwhile.
+    """
     if request.content_type != "application/json":
         raise HookError(415, "content_type", texts.wrong_content_type(request.content_type))
     if request.content_length is not None and request.content_length > max_bytes:
         raise HookError(413, "too_large", texts.too_large(max_bytes))
     try:
-        body = await request.read()
+        body = await asyncio.wait_for(request.read(), deadline)
     except web.HTTPRequestEntityTooLarge:
         raise HookError(413, "too_large", texts.too_large(max_bytes)) from None
+    except TimeoutError:
+        raise HookError(408, "body_timeout", texts.body_timeout(deadline or 0)) from None
     if len(body) > max_bytes:
         raise HookError(413, "too_large", texts.too_large(max_bytes))
     return body
 
 
-def check_signature(request: web.Request, body: bytes, secret: str | None, now: float) -> None:
+def check_signature(
+    request: web.Request, body: bytes, secret: str | None, now: float, *, accept_v1: bool = False
+) -> None:
+    """A `v2=` signature over this request's path (or `v1=` while `accept_v1`), fresh within the window."""
     if not secret:
         raise HookError(503, "not_configured", texts.not_configured("DENPEX_WEBHOOK_SECRET"))
     headers = request.headers
-    problem = verify(secret, body, headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER), now=now)
+    problem = verify(
+        secret,
+        body,
+        headers.get(TIMESTAMP_HEADER),
+        headers.get(SIGNATURE_HEADER),
+        path=request.path,
+        accept_v1=accept_v1,
+        now=now,
+    )
     if problem == "stale":
         raise HookError(401, "stale", texts.STALE)
+    if problem == "v1_disabled":
+        raise HookError(401, "signature_v1_disabled", texts.V1_DISABLED)
     if problem:
         raise HookError(401, f"signature_{problem}", texts.UNAUTHORIZED)
 

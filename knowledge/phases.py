@@ -236,6 +236,7 @@ class PhaseReader:
             if i == source or not marks:
                 continue
             state = self._state(i, marks, self.ends[i], None)
-            if state is not None and state.phase in ENDING_PHASES and self.ends[i] - state.line <= ENDED_WITHIN:
+            near_end = state is not None and self.ends[i] - state.line <= ENDED_WITHIN
+            if state is not None and near_end and state.phase in ENDING_PHASES:
                 return state
         return None

@@ -180,8 +180,7 @@ def alternatives(v: Verdict) -> list[Alternative]:
 def _fix(entry: Entry | None) -> str:
     if entry is None:
         return ""
-    steps = "\n".join(f"{i}. {s}" for i, s in enumerate(entry.fix.steps, 1))
-    return f"{steps}\n\n{entry.fix.snippet.strip()}" if entry.fix.snippet.strip() else steps
+    return "\n".join(f"{i}. {s}" for i, s in enumerate(entry.fix.steps, 1))  # the snippet: `fix_snippet`
 
 
 def diagnosis(
@@ -205,6 +204,7 @@ def diagnosis(
         collateral=collateral(job, v),
         root_cause=red.mask(root),
         fix=_fix(entry),
+        fix_snippet=entry.fix.snippet.strip() if entry else "",
         verify=entry.verify if entry else "",
         missing_evidence=missing(job, v, given),
         alternatives=alternatives(v),

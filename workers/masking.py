@@ -7,19 +7,17 @@ pipeline writes to Redis or Slack (job names, paths, scheduler messages, a diagn
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
+
+from knowledge.masking import TextMasker
 
 M = TypeVar("M", bound=BaseModel)
 #: masking above this size runs in a thread so the server's event loop (and /healthz) stays responsive
 INLINE_MASK_BYTES = 64 << 10
 
-
-class TextMasker(Protocol):
-    """What the pipeline needs of `knowledge.masking.Masker` (tests hand in their own)."""
-
-    def mask(self, text: str) -> str: ...
+__all__ = ["INLINE_MASK_BYTES", "TextMasker", "mask_async", "mask_model", "mask_value"]
 
 
 def mask_value(masker: TextMasker, value: Any) -> Any:

@@ -25,6 +25,7 @@ from bot.slack.mrkdwn import (
 )
 from denpex.core.models import Diagnosis, EvidenceLine, JobRef
 from knowledge.schema import Entry
+from knowledge.wording import phase_words
 from workers.ports import EvidenceFile, SlackMessage
 
 MAX_BLOCKS = 50
@@ -78,6 +79,18 @@ def _rank_phrase(d: Diagnosis) -> str:
     return f"{rank}{node}"
 
 
+def _phase_phrase(d: Diagnosis) -> str:
+    """ ", while saving a checkpoint (40 s after `Saving model checkpoint to …`)" when the engine knows."""
+    ini = d.initiating
+    if not ini.phase:
+        return ""
+    words = escape(phase_words(ini.phase))
+    ev = ini.phase_evidence
+    if ev is None:
+        return f", while {words}"
+    return f", while {words} (`{escape(ev.source)}:{ev.line}`)"
+
+
 def headline(d: Diagnosis) -> str:
     """One line: what failed first and why."""
     title = d.entry.title if d.entry else d.category.replace("_", " ")
@@ -112,7 +125,7 @@ class BlockKitRenderer:
     # ------------------------------------------------------------------ thread
     def _initiating_blocks(self, d: Diagnosis) -> list[dict[str, Any]]:
         when = f" at {escape(d.initiating.time)}" if d.initiating.time else ""
-        text = f"*Failed first:* {_rank_phrase(d)}{when}"
+        text = f"*Failed first:* {_rank_phrase(d)}{when}{_phase_phrase(d)}"
         code = _evidence_code(d.initiating.evidence, self.evidence_lines)
         return [section(f"{text}\n{code}" if code else text)]
 
@@ -124,8 +137,9 @@ class BlockKitRenderer:
             fix = "\n".join(f"{i}. {escape(s)}" for i, s in enumerate(entry.fix.steps, 1))
         if fix:
             blocks.append(section(f"*Fix:*\n{fix}"))
-        if entry is not None and entry.fix.snippet:
-            blocks.append(section("```" + code_safe(clip(entry.fix.snippet, 2800)) + "```"))
+        snippet = d.fix_snippet or (entry.fix.snippet if entry is not None else "")
+        if snippet:
+            blocks.append(section("```" + code_safe(clip(snippet, 2800)) + "```"))
         if d.verify:
             blocks.append(section(f"*Verify the fix:*\n```{code_safe(d.verify)}```"))
         return blocks

@@ -6,15 +6,22 @@ pay for Slack, Redis or Kubernetes imports it never uses.
 
 from __future__ import annotations
 
-import typer
+import sys
+from typing import TYPE_CHECKING
 
-from denpex.cli import codes, demo, diagnose, node_agent, serve, watch_k8s, worker
+if TYPE_CHECKING:
+    import typer
 
 #: each defines `register(app)`; `denpex --help` lists them in this order
-COMMAND_MODULES = (diagnose, serve, worker, demo, codes, watch_k8s, node_agent)
+COMMAND_MODULES = ("diagnose", "serve", "worker", "demo", "codes", "watch_k8s", "node_agent")
 
 
 def create_cli() -> typer.Typer:
+    """The Typer app with every command (imported here, not at module import: see `main`)."""
+    import importlib
+
+    import typer
+
     app = typer.Typer(
         name="denpex",
         help="Tells an ML platform team why a distributed training job died.",
@@ -22,8 +29,8 @@ def create_cli() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
     )
-    for module in COMMAND_MODULES:
-        module.register(app)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"denpex.cli.{name}").register(app)
 
     @app.command("version")
     def version() -> None:
@@ -36,4 +43,11 @@ def create_cli() -> typer.Typer:
 
 
 def main() -> None:
+    """`denpex diagnose` of plain arguments skips Typer's import and parsing (start-up, issue 15)."""
+    if sys.argv[1:2] == ["diagnose"]:
+        from denpex.cli.diagnose import fast_path
+
+        code = fast_path(sys.argv[2:])
+        if code is not None:
+            raise SystemExit(code)
     create_cli()()

@@ -104,9 +104,7 @@ def build_worker_context(
     settings.require("REDIS_URL")
     client = redis.Redis.from_url(settings.redis_url or "", socket_connect_timeout=5, socket_timeout=30)
     masker = Masker.default()
-    # knowledge.engine's own masker protocol does not match Masker yet; it is being unified with
-    # knowledge.masking's, and this ignore goes then (mypy flags it as unused)
-    engine = Engine.load(entries, masker=masker)  # type: ignore[arg-type]
+    engine = Engine.load(entries, masker=masker)
     token = _secret(settings.slack_bot_token)
     post = bool(token and settings.channel) if post is None else post
     timeout = settings.slack_timeout_seconds

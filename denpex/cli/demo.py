@@ -130,7 +130,7 @@ async def _post_webhook(url: str, secret: str, job_id: str) -> dict[str, Any]:
         }
     ).encode()
     async with aiohttp.ClientSession() as session:
-        headers = {"Content-Type": "application/json", **sign(secret, body)}
+        headers = {"Content-Type": "application/json", **sign(secret, body, path="/hooks/job")}
         async with session.post(f"{url}/hooks/job", data=body, headers=headers) as resp:
             return dict(await resp.json())
 

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-import typer
+from typing import TYPE_CHECKING
 
 from denpex.core.texts import cli as texts
+
+if TYPE_CHECKING:
+    import typer
 
 PROGRESS_MIN_BYTES = 256 << 20
 
 
 def register(app: typer.Typer) -> None:
+    import typer
+
     @app.command("diagnose", help=texts.DIAGNOSE_HELP)
     def diagnose(
         paths: list[Path] = typer.Argument(..., help=texts.PATHS_HELP),
@@ -28,6 +32,34 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         raise typer.Exit(run(paths, fmt, entries))
+
+
+def fast_path(argv: list[str]) -> int | None:
+    """`denpex diagnose …` without Typer (its import and parsing cost ~0.15 s, most of a short run).
+
+    Only the plain forms are handled here: paths, `--format/-f`, `--entries` (and `DENPEX_ENTRIES`).
+    Anything else (`--help`, an unknown option, no path) returns None and goes through Typer, so its
+    help and error messages stay the one source of truth.
+    """
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--format", "-f", dest="fmt", default="text")
+    parser.add_argument("--entries", type=Path, default=None)
+    if any(a in ("--help", "-h", "--") for a in argv):
+        return None
+    try:
+        ns, rest = parser.parse_known_args(argv)
+    except (argparse.ArgumentError, SystemExit):
+        return None
+    if rest:
+        return None
+    entries = ns.entries
+    if entries is None and os.environ.get("DENPEX_ENTRIES"):
+        entries = Path(os.environ["DENPEX_ENTRIES"])
+    return run(list(ns.paths), ns.fmt, entries)
 
 
 def run(paths: list[Path], fmt: str, entries: Path | None = None) -> int:
@@ -125,8 +157,10 @@ def render(diag) -> None:
     for head, body in ((texts.ROOT_CAUSE, diag.root_cause), (texts.FIX, diag.fix)):
         if body:
             out.print(f"\n[bold]{head}[/]\n{escape(body)}")
+    if diag.fix_snippet:  # code and commands are never wrapped: a wrapped command breaks when copied
+        out.print(f"\n{escape(diag.fix_snippet)}", soft_wrap=True)
     if diag.verify:
-        out.print(f"\n[bold]{texts.VERIFY}[/]\n  [cyan]{escape(diag.verify)}[/]")
+        out.print(f"\n[bold]{texts.VERIFY}[/]\n  [cyan]{escape(diag.verify)}[/]", soft_wrap=True)
     if ini.evidence:
         out.print(f"\n[bold]{texts.EVIDENCE}[/]")
         for ev in ini.evidence:

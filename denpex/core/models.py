@@ -228,6 +228,7 @@ class Diagnosis(BaseModel):
     collateral: list[CollateralGroup] = Field(default_factory=list)
     root_cause: str = ""
     fix: str = ""
+    fix_snippet: str = ""  # the fix as code (shown once, as a code block, never inside `fix`)
     verify: str = ""
     missing_evidence: list[MissingEvidence] = Field(default_factory=list)
     alternatives: list[Alternative] = Field(default_factory=list)

@@ -31,6 +31,14 @@ class Settings(BaseSettings):
     channel: str | None = Field(default=None, alias="DENPEX_CHANNEL")
     webhook_secret: SecretStr | None = Field(default=None, alias="DENPEX_WEBHOOK_SECRET")
     alertmanager_token: SecretStr | None = Field(default=None, alias="DENPEX_ALERTMANAGER_TOKEN")
+    #: accept old `v1=` webhook signatures (no route signed) while hooks are being upgraded; off by default
+    accept_v1: bool = Field(default=False, alias="DENPEX_ACCEPT_V1")
+    #: when set, `GET /metrics` needs `Authorization: Bearer <token>`
+    metrics_token: SecretStr | None = Field(default=None, alias="DENPEX_METRICS_TOKEN")
+    #: alerts one Alertmanager request may carry; past it the request is refused with 400
+    max_alerts: int = Field(default=50, ge=1, le=10_000, alias="DENPEX_MAX_ALERTS")
+    #: seconds a webhook sender has to deliver its whole body (a slow sender is cut off with 408)
+    body_timeout_seconds: float = Field(default=10.0, gt=0, le=300, alias="DENPEX_BODY_TIMEOUT")
     log_root: Path | None = Field(default=None, alias="DENPEX_LOG_ROOT")
     url: str | None = Field(default=None, alias="DENPEX_URL")
     cluster: str = Field(default="default", alias="DENPEX_CLUSTER")

@@ -31,19 +31,20 @@ class SendError(RuntimeError):
 
 
 class HookSender:
-    """Signs with `integrations.signing` (HMAC-SHA256 over `v1:{ts}:{body}`) and POSTs the JSON body."""
+    """Signs with `integrations.signing` (HMAC-SHA256 over `v2:{ts}:{path}:{body}`), POSTs the JSON."""
 
     def __init__(
         self, base_url: str, secret: str, *, timeout: float = 15.0, http: urllib3.PoolManager | None = None
     ) -> None:
-        self.url = base_url.rstrip("/") + "/hooks/kubernetes"
+        self.path = "/hooks/kubernetes"
+        self.url = base_url.rstrip("/") + self.path
         self.secret = secret
         self.http = http or urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(total=timeout))
 
     def send(self, report: KubernetesReport) -> int:
         """Raise `SendError(retry=True)` for network errors, 429 and 5xx; `retry=False` for other 4xx."""
         body = report.model_dump_json().encode()
-        headers = {"Content-Type": "application/json", **sign(self.secret, body)}
+        headers = {"Content-Type": "application/json", **sign(self.secret, body, path=self.path)}
         try:
             resp = self.http.request("POST", self.url, body=body, headers=headers)
         except urllib3.exceptions.HTTPError as exc:

@@ -45,7 +45,7 @@ async def duplicate_storm(
     async def report(session: aiohttp.ClientSession, queue: asyncio.Queue[int]) -> None:
         while not queue.empty():
             queue.get_nowait()
-            headers = {"Content-Type": "application/json", **sign(secret, body)}
+            headers = {"Content-Type": "application/json", **sign(secret, body, path=payload_path(payload))}
             async with session.post(base_url + payload_path(payload), data=body, headers=headers) as resp:
                 await resp.read()
                 statuses[resp.status] += 1

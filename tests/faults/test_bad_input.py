@@ -60,7 +60,7 @@ async def test_bad_webhooks_get_clear_errors_and_the_server_survives(
     server = serve()
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20)) as session:
         for name, body, extra, status, word in cases():
-            headers = {"Content-Type": "application/json", **sign(SECRET, body), **extra}
+            headers = {"Content-Type": "application/json", **sign(SECRET, body, path="/hooks/job"), **extra}
             if not headers["Content-Type"]:
                 del headers["Content-Type"]
             async with session.post(server.url + "/hooks/job", data=body, headers=headers) as resp:
@@ -69,7 +69,7 @@ async def test_bad_webhooks_get_clear_errors_and_the_server_survives(
                 assert word.lower() in json.loads(text)["error"].lower(), (name, text[:300])
         # over the limit without a Content-Length (chunked): cut off, not buffered whole
         big = json.dumps({**JOB, "pad": "y" * (3 << 20)}).encode()
-        headers = {"Content-Type": "application/json", **sign(SECRET, big)}
+        headers = {"Content-Type": "application/json", **sign(SECRET, big, path="/hooks/job")}
         async with session.post(server.url + "/hooks/job", data=chunked(big), headers=headers) as resp:
             assert resp.status == 413, await resp.text()
         async with session.get(server.url + "/healthz") as resp:

@@ -103,7 +103,7 @@ def load(tmp: Path, name: str, text: str | bytes) -> None:
     except EntryError as exc:
         assert exc.path == path and exc.field and str(exc).startswith(path.name)
         return
-    PatternSet(compile_patterns([entry], None))  # what validates also compiles
+    PatternSet(compile_patterns([entry]))  # what validates also compiles
 
 
 @pytest.fixture(scope="module")

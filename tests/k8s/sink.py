@@ -31,8 +31,9 @@ class HookSink:
 
     async def _hook(self, request: web.Request) -> web.Response:
         body = await request.read()
+        headers = request.headers
         bad = verify(
-            self.secret, body, request.headers.get(TIMESTAMP_HEADER), request.headers.get(SIGNATURE_HEADER)
+            self.secret, body, headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER), path=request.path
         )
         if bad:
             self.rejected.append(bad)

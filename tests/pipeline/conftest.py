@@ -49,9 +49,12 @@ def make_settings(redis_url: str, log_root: Path, **extra: Any) -> Settings:
     return Settings(**values)
 
 
-def signed(payload: Any, secret: str = SECRET, ts: float | None = None) -> tuple[bytes, dict[str, str]]:
+def signed(
+    payload: Any, secret: str = SECRET, ts: float | None = None, path: str = "/hooks/job"
+) -> tuple[bytes, dict[str, str]]:
+    """Body and v2 headers for a POST to `path` (the route is part of what is signed)."""
     body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return body, {"Content-Type": "application/json", **sign(secret, body, ts)}
+    return body, {"Content-Type": "application/json", **sign(secret, body, ts, path=path)}
 
 
 @pytest.fixture

@@ -46,7 +46,7 @@ async def client(redis_url: str, log_root: Path) -> AsyncIterator[TestClient]:
 
 
 async def send(client: TestClient, path: str, payload: Any) -> int:
-    body, headers = signed(payload)
+    body, headers = signed(payload, path=path)
     resp = await client.post(path, data=body, headers=headers)
     return resp.status
 

@@ -11,7 +11,7 @@ from bot import payloads
 from denpex.core.models import JobRef, Scheduler
 from integrations.files import FilesCollector, UnsafePath, resolve_job_dir
 from integrations.hostlist import HostlistError, expand
-from integrations.signing import sign, verify
+from integrations.signing import sign, signature, verify
 from integrations.slack_client import api_url, make_web_client
 from tests.fakes.render import PlainRenderer, escape
 
@@ -37,14 +37,21 @@ def test_hostlist_rejects(expr: str) -> None:
 
 
 def test_signature_reasons() -> None:
-    headers = sign("s3cret", b"{}", ts=1_000_000)
+    headers = sign("s3cret", b"{}", ts=1_000_000, path="/hooks/job")
     ts, sig = headers["X-Denpex-Timestamp"], headers["X-Denpex-Signature"]
-    assert verify("s3cret", b"{}", ts, sig, now=1_000_100) is None
-    assert verify("s3cret", b"{}", ts, sig, now=1_000_301) == "stale"
-    assert verify("s3cret", b"{ }", ts, sig, now=1_000_000) == "mismatch"
-    assert verify("other", b"{}", ts, sig, now=1_000_000) == "mismatch"
+    assert sig.startswith("v2=")
+    ok = {"path": "/hooks/job"}
+    assert verify("s3cret", b"{}", ts, sig, now=1_000_100, **ok) is None
+    assert verify("s3cret", b"{}", ts, sig, now=1_000_301, **ok) == "stale"
+    assert verify("s3cret", b"{ }", ts, sig, now=1_000_000, **ok) == "mismatch"
+    assert verify("other", b"{}", ts, sig, now=1_000_000, **ok) == "mismatch"
+    assert verify("s3cret", b"{}", ts, sig, now=1_000_000, path="/hooks/slurm") == "mismatch"
     assert verify("s3cret", b"{}", None, sig) == "missing"
     assert verify("s3cret", b"{}", "soon", sig) == "malformed"
+    assert verify("s3cret", b"{}", "\u0661" * 7, sig, **ok) == "malformed"
+    v1 = signature("s3cret", b"{}", ts)
+    assert verify("s3cret", b"{}", ts, v1, now=1_000_000, **ok) == "v1_disabled"
+    assert verify("s3cret", b"{}", ts, v1, now=1_000_000, accept_v1=True, **ok) is None
 
 
 def test_payloads_to_job_keys() -> None:

@@ -5,6 +5,7 @@ Each test checks the queue afterwards: a rejected request must leave nothing que
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -18,8 +19,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from rq import Queue
 
 from bot.server import build_deps, create_app
+from integrations.signing import signature
 from knowledge.masking import Masker
-from tests.pipeline.conftest import AM_TOKEN, PLANTED, all_redis_text, make_settings, signed
+from tests.pipeline.conftest import AM_TOKEN, PLANTED, SECRET, all_redis_text, make_settings, signed
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -49,7 +51,7 @@ def queued(redis_client: redis.Redis) -> int:
 
 
 async def post(client: TestClient, path: str, payload: Any, **kw: Any) -> tuple[int, dict[str, Any]]:
-    body, headers = signed(payload, **kw)
+    body, headers = signed(payload, path=path, **kw)
     resp = await client.post(path, data=body, headers=headers)
     return resp.status, await resp.json()
 
@@ -64,28 +66,83 @@ async def test_good_signature_queues_once(client: TestClient, redis_client: redi
     assert job["nodes"] == ["gpu-01", "gpu-02"]
 
 
-@pytest.mark.parametrize("case", ["bad", "stale", "future", "missing", "wrong_secret", "tampered"])
+#: the server's clock in the signature tests: fixed, so the replay-window edges are exact
+NOW = 1_800_000_000.0
+
+
+@pytest.fixture
+async def clocked(redis_url: str, log_root: Path) -> AsyncIterator[TestClient]:
+    """The app with its clock pinned to `NOW` (sign() truncates to whole seconds; NOW is whole)."""
+    settings = make_settings(redis_url, log_root)
+    app = create_app(settings, build_deps(settings, Masker.default(), clock=lambda: NOW))
+    async with TestClient(TestServer(app, host="127.0.0.1")) as c:
+        yield c
+
+
+@pytest.mark.parametrize(
+    "case", ["bad", "stale", "future", "missing", "wrong_secret", "tampered", "other_route", "v1"]
+)
 async def test_bad_signatures_are_401_and_queue_nothing(
-    client: TestClient, redis_client: redis.Redis, case: str
+    clocked: TestClient, redis_client: redis.Redis, case: str
 ) -> None:
-    body, headers = signed(SLURM)
+    body, headers = signed(SLURM, ts=NOW, path="/hooks/slurm")
     if case == "bad":
-        headers["X-Denpex-Signature"] = "v1=" + "0" * 64
+        headers["X-Denpex-Signature"] = "v2=" + "0" * 64
     elif case == "stale":
-        body, headers = signed(SLURM, ts=time.time() - 301)
+        body, headers = signed(SLURM, ts=NOW - 301, path="/hooks/slurm")
     elif case == "future":
-        body, headers = signed(SLURM, ts=time.time() + 301)
+        body, headers = signed(SLURM, ts=NOW + 301, path="/hooks/slurm")
     elif case == "missing":
         del headers["X-Denpex-Signature"]
     elif case == "wrong_secret":
-        body, headers = signed(SLURM, secret="not-the-secret")
+        body, headers = signed(SLURM, secret="not-the-secret", ts=NOW, path="/hooks/slurm")
     elif case == "tampered":
         body = body.replace(b"4242", b"4243")
-    resp = await client.post("/hooks/slurm", data=body, headers=headers)
+    elif case == "other_route":  # signed for /hooks/job, replayed on /hooks/slurm
+        body, headers = signed(SLURM, ts=NOW, path="/hooks/job")
+    elif case == "v1":  # an old hook: refused unless DENPEX_ACCEPT_V1=1
+        ts = headers["X-Denpex-Timestamp"]
+        headers["X-Denpex-Signature"] = signature(SECRET, body, ts)
+    resp = await clocked.post("/hooks/slurm", data=body, headers=headers)
     assert resp.status == 401
     assert "error" in await resp.json()
     assert queued(redis_client) == 0
     assert not redis_client.keys("denpex:*")
+
+
+@pytest.mark.parametrize("offset", [-300, 300])
+async def test_window_edges_are_accepted(clocked: TestClient, offset: int) -> None:
+    body, headers = signed(SLURM, ts=NOW + offset, path="/hooks/slurm")
+    assert (await clocked.post("/hooks/slurm", data=body, headers=headers)).status == 202
+
+
+#: NOW in Arabic-Indic digits: int() reads it as NOW, inside the window (it used to crash with 500)
+ARABIC_NOW = "".join(chr(0x0660 + int(d)) for d in str(int(NOW)))
+
+
+@pytest.mark.parametrize("stamp", [ARABIC_NOW, "180000000\u0660", "+1800000000", "1_800_000_000"])
+async def test_non_ascii_timestamps_are_401(clocked: TestClient, stamp: str) -> None:
+    """int() accepts Arabic-Indic digits, spaces and underscores; the header must be ASCII digits."""
+    body, headers = signed(SLURM, ts=NOW, path="/hooks/slurm")
+    raw = "POST /hooks/slurm HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    raw += f"X-Denpex-Timestamp: {stamp}\r\nX-Denpex-Signature: {headers['X-Denpex-Signature']}\r\n"
+    raw += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    assert clocked.server.port is not None
+    reader, writer = await asyncio.open_connection("127.0.0.1", clocked.server.port)
+    writer.write(raw.encode("utf-8") + body)
+    await writer.drain()
+    status_line = await asyncio.wait_for(reader.readline(), 10)
+    writer.close()
+    assert status_line.split()[1] == b"401", status_line
+
+
+async def test_v1_is_accepted_only_when_enabled(redis_url: str, log_root: Path) -> None:
+    settings = make_settings(redis_url, log_root, DENPEX_ACCEPT_V1="1")
+    app = create_app(settings, build_deps(settings, Masker.default(), clock=lambda: NOW))
+    body, headers = signed(SLURM, ts=NOW, path="/hooks/slurm")
+    headers["X-Denpex-Signature"] = signature(SECRET, body, headers["X-Denpex-Timestamp"])
+    async with TestClient(TestServer(app, host="127.0.0.1")) as c:
+        assert (await c.post("/hooks/slurm", data=body, headers=headers)).status == 202
 
 
 @pytest.mark.parametrize(
@@ -181,14 +238,14 @@ async def test_path_traversal_rejected(
 
 
 async def test_transport_errors(client: TestClient, redis_client: redis.Redis) -> None:
-    body, headers = signed(SLURM)
+    body, headers = signed(SLURM, path="/hooks/slurm")
     resp = await client.post("/hooks/slurm", data=body, headers={**headers, "Content-Type": "text/plain"})
     assert resp.status == 415
-    big, headers = signed({"pad": "x" * (2 << 20), **SLURM})
+    big, headers = signed({"pad": "x" * (2 << 20), **SLURM}, path="/hooks/slurm")
     resp = await client.post("/hooks/slurm", data=big, headers=headers)
     assert resp.status == 413
     for raw, problem in ((b"\xff\xfe{}", "UTF-8"), (b'{"cluster": ', "JSON")):
-        body, headers = signed(raw)
+        body, headers = signed(raw, path="/hooks/slurm")
         resp = await client.post("/hooks/slurm", data=body, headers=headers)
         data = await resp.json()
         assert (resp.status, data["field"]) == (400, "body") and problem in data["error"]
@@ -247,7 +304,7 @@ async def test_new_occurrence_starts_clean_but_a_takeover_keeps_post_state(
         now[0] += 61
         redis_client.delete(f"denpex:dedupe:{key}")
         redis_client.hset(f"denpex:post:{key}", "status", "posted")
-        body, headers = signed(SLURM, ts=now[0])
+        body, headers = signed(SLURM, ts=now[0], path="/hooks/slurm")
         resp = await client.post("/hooks/slurm", data=body, headers=headers)
         assert (await resp.json())["status"] == "queued"
         assert not redis_client.exists(f"denpex:post:{key}")

@@ -92,3 +92,19 @@ def test_evidence_file_is_complete_plain_text(renderer: BlockKitRenderer) -> Non
     assert file is not None
     assert "rank 12 line 19" in file.content and "NVRM: Xid 79" in file.content
     assert "<!channel>" in file.content  # files are not mrkdwn: kept verbatim, not escaped
+
+
+def test_thread_names_node_and_phase_and_shows_the_snippet_once(renderer: BlockKitRenderer) -> None:
+    from denpex.core.models import EvidenceLine
+
+    d = helpers.diagnosis(8)
+    d.fix_snippet = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
+    d.initiating.phase = "checkpoint_save"
+    d.initiating.phase_evidence = EvidenceLine(
+        source="rank0.log", line=1700, text="Saving model checkpoint to out/checkpoint-4000"
+    )
+    text = json.dumps([m.blocks for m in renderer.thread_messages(helpers.job(), d)])
+    assert "while saving a checkpoint (`rank0.log:1700`)" in text
+    assert text.count("expandable_segments:True") == 1
+    if d.initiating.node:
+        assert d.initiating.node in text

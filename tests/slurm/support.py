@@ -239,7 +239,11 @@ class Sink:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 problem = verify(
-                    sink.secret, body, self.headers.get(TIMESTAMP_HEADER), self.headers.get(SIGNATURE_HEADER)
+                    sink.secret,
+                    body,
+                    self.headers.get(TIMESTAMP_HEADER),
+                    self.headers.get(SIGNATURE_HEADER),
+                    path=self.path.partition("?")[0],
                 )
                 with sink._lock:
                     if problem:

@@ -6,7 +6,12 @@ which field; none echoes the request body back (it may hold secrets).
 
 from __future__ import annotations
 
-UNAUTHORIZED = "invalid or missing signature (X-Denpex-Timestamp / X-Denpex-Signature: v1=<hex>)"
+UNAUTHORIZED = "invalid or missing signature (X-Denpex-Timestamp / X-Denpex-Signature: v2=<hex>)"
+V1_DISABLED = (
+    "v1 signatures are no longer accepted: upgrade the hook to sign v2 (route included), "
+    "or set DENPEX_ACCEPT_V1=1 on the server while upgrading"
+)
+METRICS_BEARER = "invalid or missing bearer token (Authorization: Bearer <DENPEX_METRICS_TOKEN>)"
 STALE = "request timestamp outside the five-minute replay window; check the sender's clock"
 BEARER = "invalid or missing bearer token (Authorization: Bearer <DENPEX_ALERTMANAGER_TOKEN>)"
 NOT_JSON = "body is not valid JSON"
@@ -34,3 +39,11 @@ def invalid_field(field: str, problem: str) -> str:
 
 def redis_down(problem: str) -> str:
     return f"redis unavailable: {problem}"
+
+
+def body_timeout(seconds: float) -> str:
+    return f"body not received within {seconds:g} s (DENPEX_BODY_TIMEOUT)"
+
+
+def too_many_alerts(count: int, limit: int) -> str:
+    return f"{count} alerts in one request; at most {limit} are accepted (DENPEX_MAX_ALERTS)"

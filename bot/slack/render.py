@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from bot.slack.mrkdwn import (
@@ -77,6 +78,19 @@ def _rank_phrase(d: Diagnosis) -> str:
     rank = "rank ?" if d.initiating.rank is None else f"rank {d.initiating.rank}"
     node = f" on {inline_code(d.initiating.node)}" if d.initiating.node else ""
     return f"{rank}{node}"
+
+
+def _later(first: str | None, then: str | None) -> str:
+    """ " 10 min later" between two ISO times of the diagnosis, or "" when either is missing."""
+    if not first or not then:
+        return ""
+    try:
+        gap = (datetime.fromisoformat(then) - datetime.fromisoformat(first)).total_seconds()
+    except ValueError:
+        return ""
+    if gap < 1:
+        return ""
+    return f", {gap / 60:.0f} min later" if gap >= 120 else f", {gap:.0f} s later"
 
 
 def _phase_phrase(d: Diagnosis) -> str:
@@ -150,7 +164,8 @@ class BlockKitRenderer:
         rows = []
         for group in d.collateral:
             why = f" — {escape(group.why)}" if group.why else ""
-            rows.append(f"• ranks {rank_ranges(group.ranks)}: {escape(group.category)}{why}")
+            later = _later(d.initiating.time, group.first_time)
+            rows.append(f"• ranks {rank_ranges(group.ranks)}: {escape(group.category)}{later}{why}")
         return [section("*Collateral (failed because of it):*\n" + "\n".join(rows))]
 
     def _missing_blocks(self, d: Diagnosis) -> list[dict[str, Any]]:

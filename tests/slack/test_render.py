@@ -108,3 +108,12 @@ def test_thread_names_node_and_phase_and_shows_the_snippet_once(renderer: BlockK
     assert text.count("expandable_segments:True") == 1
     if d.initiating.node:
         assert d.initiating.node in text
+
+
+def test_collateral_says_how_much_later(renderer: BlockKitRenderer) -> None:
+    d = helpers.diagnosis(8)
+    d.initiating.time = "2026-11-20T03:14:02.123Z"
+    for group in d.collateral:
+        group.first_time = "2026-11-20T03:24:02.004Z"
+    text = json.dumps([m.blocks for m in renderer.thread_messages(helpers.job(), d)])
+    assert (", 10 min later" in text) == bool(d.collateral)

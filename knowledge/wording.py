@@ -8,29 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from denpex.core.ranks import ranges as ranges  # re-exported: the engine's wording spells ranges so
+
 #: Used when no entry matched at all: the job died without logging an error we know, which most
 #: often means it hung (or was killed) silently. Reported with a low confidence and missing evidence.
 FALLBACK_CATEGORY = "hang_no_error"
 
 KERNEL_GREP = "dmesg -T | grep -iE 'xid|nvrm|oom|killed process'"
-
-
-def ranges(ranks: Iterable[int]) -> str:
-    """`[0,1,2,3,4,6,7]` -> `0-4,6,7` (runs of three or more become a range)."""
-    rs = sorted(set(ranks))
-    out: list[str] = []
-    i = 0
-    while i < len(rs):
-        j = i
-        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
-            j += 1
-        if j - i >= 2:
-            out.append(f"{rs[i]}-{rs[j]}")
-            i = j + 1
-        else:
-            out.append(str(rs[i]))
-            i += 1
-    return ",".join(out)
 
 
 def waited_on(rank: int | None) -> str:

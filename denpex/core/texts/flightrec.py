@@ -8,23 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-
-def _ranges(rs: list[int]) -> str:
-    """`[0,1,2,3,4,6,7]` -> `0-4,6,7`, as `knowledge.wording.ranges` (texts may not import knowledge)."""
-    out: list[str] = []
-    i = 0
-    while i < len(rs):
-        j = i
-        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
-            j += 1
-        out.append(f"{rs[i]}-{rs[j]}" if j - i >= 2 else ",".join(map(str, rs[i : j + 1])))
-        i = j + 1
-    return ",".join(out)
+from denpex.core.ranks import ranges
 
 
 def _ranks(ranks: Iterable[int]) -> str:
     rs = sorted(set(ranks))
-    return f"rank {rs[0]}" if len(rs) == 1 else f"ranks {_ranges(rs)}"
+    return f"rank {rs[0]}" if len(rs) == 1 else f"ranks {ranges(rs)}"
 
 
 def op_label(op: str, seq: int | None, group: str) -> str:

@@ -28,6 +28,7 @@ from rq import Queue
 
 from bot import payloads
 from bot.metrics import Metrics, create_metrics
+from bot.unavailable import redis_unavailable
 from bot.webhooks import HookError, check_bearer, check_signature, decode_json, read_body
 from denpex.core.models import JobRef, Scheduler
 from denpex.core.settings import Settings
@@ -35,6 +36,7 @@ from denpex.core.texts import http as texts
 from integrations.files import UnsafePath, resolve_job_dir
 from workers.admission import DEDUPE_TTL, Admission, Admitted, JobEvent
 from workers.masking import TextMasker
+from workers.redisconn import ClientOptions, RedisTarget, async_client, sync_client
 
 log = structlog.get_logger("denpex.server")
 
@@ -70,16 +72,19 @@ def build_deps(
     dedupe_ttl: int = DEDUPE_TTL,
     clock: Callable[[], float] = time.time,
 ) -> ServerDeps:
-    """Clients for `settings.redis_url` (required), the queue, the metrics and the one `Admission`."""
-    settings.require("REDIS_URL")
-    url = settings.redis_url or ""
-    sync = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+    """Clients for Redis (`REDIS_URL` or Sentinel; required), the queue, the metrics and the `Admission`."""
+    target = RedisTarget.from_settings(settings)
+    # one quick reconnect (a stale connection after a failover), no more: a webhook arriving while
+    # no primary is known gets 503 + Retry-After within a fraction of a second, and its sender retries
+    sync = sync_client(target, ClientOptions(socket_timeout=5, connect_timeout=2, retries=1))
     # bounded and blocking: a burst of webhooks waits for a connection instead of failing with 503
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url, max_connections=WEBHOOK_CONNECTIONS, timeout=10, socket_timeout=5, socket_connect_timeout=2
+    webhooks = ClientOptions(
+        socket_timeout=5, connect_timeout=2, retries=1, max_connections=WEBHOOK_CONNECTIONS, pool_wait=10
     )
-    aredis = aioredis.Redis(connection_pool=pool)
-    health = aioredis.Redis.from_url(url, max_connections=4, socket_timeout=1, socket_connect_timeout=1)
+    aredis = async_client(target, webhooks)
+    health = async_client(
+        target, ClientOptions(socket_timeout=1, connect_timeout=1, retries=0, max_connections=4)
+    )
     queue = Queue(settings.queue_name, connection=sync)
     admission = Admission(
         aredis, queue, masker, result_ttl=settings.result_ttl_seconds, dedupe_ttl=dedupe_ttl, clock=clock
@@ -230,8 +235,14 @@ async def metrics_view(request: web.Request) -> web.Response:
 
 def create_app(settings: Settings, deps: ServerDeps) -> web.Application:
     """The server application. Closing it closes the deps' Redis clients."""
-    app = web.Application(client_max_size=settings.max_body_bytes)
+    # The header deadline: aiohttp (>= 3.14.4) arms its keep-alive timer when a connection opens and
+    # again after each response, and closes the connection if no complete request line and headers
+    # arrived by then; so a slowloris sender is cut off after DENPEX_HEADER_TIMEOUT, before any handler
+    # (or webhook slot) is involved. Set through handler_args so run_app, AppRunner and TestServer agree.
+    header_deadline = {"keepalive_timeout": settings.header_timeout_seconds}
+    app = web.Application(client_max_size=settings.max_body_bytes, handler_args=header_deadline)
     app[DEPS], app[SETTINGS] = deps, settings
+    app.middlewares.append(redis_unavailable)  # no primary (failover): 503 + Retry-After, never 500
     hooks = Hooks(settings, deps)
     app.router.add_post("/hooks/slurm", hooks.route("slurm", hooks.slurm))
     app.router.add_post("/hooks/slurm/node", hooks.route("slurm_node", hooks.slurm_node, raw=True))

@@ -1,166 +1,40 @@
-"""Answers to follow-up questions about a diagnosis, grounded in the diagnosis and its knowledge entry.
+"""Answers to follow-up questions, from this job's facts first.
 
-Two layers: evidence questions matched by intent patterns ("which rank failed first", "show rank 12's
-last lines", "what happened on gpu-07", ...) answered from `Diagnosis` fields, then BM25 (rank-bm25)
-over the entry's FAQ and sections for everything else. What neither answers gets an honest "don't
-know" naming the evidence that would help. No cloud model is involved.
+A question is matched to an intent (`knowledge.intents`: rules plus BM25 over phrasings) and answered
+from the job's facts (`knowledge.jobfacts_answers`: each rank's role, times, lines and the figures in
+them). Every answer is a `Reply`: a first sentence that answers with this job's facts, then the lines
+that show it, then what to do. A question no intent matches gets example questions fitted to this
+job, never a paragraph of the entry's general text. No model and no network are involved.
 
-The answers are structured (which rank, which lines, which entry text), never formatted: the Slack
-app renders them (`bot.slack.answers`). Each carries the grounded `material` it used, so an optional
-LLM may rephrase it without seeing anything else. An entry's search index is built once
-(`FaqIndex`, cached by `AnswerBook`), not once per question.
+The answers are structured, never formatted: the Slack app renders them (`bot.slack.answers`). Each
+carries the grounded `material` it used, so an optional LLM may rephrase it without seeing anything
+else. The intent index and the glossary are built once (`AnswerBook`), not once per question.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from rank_bm25 import BM25Okapi
-
 from denpex.core.models import Diagnosis, EvidenceLine, MissingEvidence
+from denpex.core.texts import slack as t
+from knowledge import answer_advice, answer_facts
+from knowledge.answer_types import Ctx, Reply
+from knowledge.glossary import Term, load_glossary
+from knowledge.intents import MIN_SCORE, IntentMatcher, Match
+from knowledge.jobfacts_answers import build
 from knowledge.schema import Entry
 
-TAIL_LINES = 15
-FIRST_RANK_LINES = 8
-ALTERNATIVES = 5
-_WORD = re.compile(r"[a-z0-9_]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "it",
-        "this",
-        "that",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "and",
-        "or",
-        "do",
-        "does",
-        "did",
-        "i",
-        "we",
-        "you",
-        "my",
-        "our",
-        "be",
-        "was",
-        "were",
-        "what",
-        "how",
-        "why",
-        "which",
-        "who",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "with",
-        "from",
-        "at",
-        "by",
-        "about",
-        "there",
-        "any",
-        "me",
-        "us",
-        "please",
-    ]
-)
+__all__ = ["Answer", "AnswerBook", "Answerer", "Reply", "Unknown"]
 
 
-def _tokens(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP]
-
-
-# ---------------------------------------------------------------------- the answers
 @dataclass
 class Answer:
-    """What every answer has; the subclasses carry the facts to render."""
+    """What every answer has (kept for callers typed against it)."""
 
     intent: str
-    material: list[str] = field(default_factory=list)  # plain grounded facts (masked) for an LLM
+    material: list[str] = field(default_factory=list)
     known: bool = True
-
-
-@dataclass
-class FirstRank(Answer):
-    rank: int | None = None
-    node: str | None = None
-    time: str | None = None
-    evidence: list[EvidenceLine] = field(default_factory=list)
-    root_cause: str = ""
-    #: every collateral rank; None when nothing else failed
-    collateral_ranks: list[int] | None = None
-
-
-@dataclass
-class RankLines(Answer):
-    """The saved last lines of a rank (`source`/`node` None: its evidence lines instead)."""
-
-    rank: int = 0
-    lines: list[EvidenceLine] = field(default_factory=list)
-    source: str | None = None
-    node: str | None = None
-
-
-@dataclass
-class NoRankLines(Answer):
-    rank: int = 0
-    ranks_with_lines: list[int] = field(default_factory=list)
-
-
-@dataclass
-class NodeLines(Answer):
-    node: str = ""
-    ranks: list[int] = field(default_factory=list)
-    lines: list[EvidenceLine] = field(default_factory=list)
-
-
-@dataclass
-class NoNodeLines(Answer):
-    node: str = ""
-    nodes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class EntryText(Answer):
-    """A passage of the knowledge entry (an FAQ answer, a section) as it is written."""
-
-    text: str = ""
-
-
-@dataclass
-class Verify(Answer):
-    command: str = ""
-    confirmation: str | None = None
-
-
-@dataclass
-class Alternative:
-    title: str
-    symptom: str | None = None
-
-
-@dataclass
-class Alternatives(Answer):
-    alternatives: list[Alternative] = field(default_factory=list)  # empty: nothing else scored close
-
-
-@dataclass
-class Fix(Answer):
-    fix: str = ""
-    #: the entry's fix steps; None without an entry
-    steps: list[str] | None = None
-    snippet: str | None = None
 
 
 @dataclass
@@ -169,49 +43,28 @@ class Unknown(Answer):
     helpful: list[MissingEvidence] = field(default_factory=list)
 
 
-# ---------------------------------------------------------------------- entry search
-class FaqIndex:
-    """BM25 over one entry's FAQ and sections, each passage keyed by the words people ask with."""
-
-    def __init__(self, entry: Entry) -> None:
-        self.docs = _faq_docs(entry)
-        self._bm25 = BM25Okapi([_tokens(q + " " + a) for q, a in self.docs]) if self.docs else None
-
-    def search(self, question: str) -> str | None:
-        """The best passage for `question`, or None when nothing shares a word with it."""
-        query = _tokens(question)
-        if self._bm25 is None or not query:
-            return None
-        scores = self._bm25.get_scores(query)
-        best = max(range(len(scores)), key=lambda i: scores[i])
-        overlap = set(query) & set(_tokens(" ".join(self.docs[best])))
-        if scores[best] <= 0 or not overlap:
-            return None
-        return self.docs[best][1]
-
-
-def _faq_docs(e: Entry) -> list[tuple[str, str]]:
-    f = e.faq
-    return [
-        ("is it hardware or software gpu broken", f.hardware_or_software),
-        ("how long time to fix take effort", f.fix_time),
-        ("training or inference serving happen", f.training_vs_inference),
-        ("cheapest confirmation confirm check prove", f.cheapest_confirmation),
-        ("recur again happen recurrence prevent future", f.recurrence + " " + " ".join(e.prevention)),
-        ("fingerprint recognise identify looks like", f.fingerprint),
-        ("scale gpus many nodes large small cluster", f.scale),
-        ("symptom what happened what does it look like", e.symptom),
-        ("root cause why did it happen reason", e.root_cause),
-        ("mechanism how does it work explain internals", e.mechanism),
-        ("what will i observe see logs", " ".join(e.observe)),
-        ("how to confirm diagnosis steps", " ".join(e.confirm)),
-        ("which systems affected frameworks versions", ", ".join(e.affected_systems)),
-        ("references docs links read more", "; ".join(f"{r.title}: {r.url}" for r in e.references)),
-    ]
-
-
-# ---------------------------------------------------------------------- answering
-Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], Answer | None]]
+Handler = Callable[[Ctx, Match], Reply | None]
+#: intents a question naming one of the job's nodes (and no rank) asks about that node
+NODE_FIRST = frozenset({"ranks_count", "which_rank", "show_lines"})
+HANDLERS: dict[str, Handler] = {
+    "which_rank": answer_facts.which_rank,
+    "rank_why": answer_facts.rank_why,
+    "when": answer_facts.when,
+    "ranks_count": answer_facts.ranks_count,
+    "phase": answer_facts.phase,
+    "memory": answer_facts.memory,
+    "show_lines": answer_facts.show_lines,
+    "node": answer_facts.node,
+    "hardware": answer_advice.hardware,
+    "restart": answer_advice.restart,
+    "fix": answer_advice.fix,
+    "verify": answer_advice.verify,
+    "alternatives": answer_advice.alternatives,
+    "explain": answer_advice.explain,
+    "activity": answer_advice.activity,
+    "fix_time": answer_advice.fix_time,
+    "history": answer_advice.history,
+}
 
 
 class Answerer:
@@ -222,148 +75,73 @@ class Answerer:
         diagnosis: Diagnosis,
         entry: Entry | None,
         related: Mapping[str, Entry] | None = None,
-        index: FaqIndex | None = None,
+        matcher: IntentMatcher | None = None,
+        glossary: Mapping[str, Term] | None = None,
     ) -> None:
-        self.d, self.entry, self.related = diagnosis, entry, related or {}
-        self.index = index if index is not None else (FaqIndex(entry) if entry is not None else None)
-        self._rules: list[Rule] = [
-            (re.compile(r"\brank\s*#?\s*(\d+)"), self._rank_tail),
-            (re.compile(r"(?:\bnode\s+|\bon\s+|\bhost\s+)([a-z0-9][\w.-]*\d[\w.-]*)"), self._node),
-            (re.compile(r"hardware|software|\bbad (?:gpu|node)|faulty|\brma\b"), self._hardware),
-            (re.compile(r"how long|take to fix|time to fix|\beta\b"), self._fix_time),
-            (re.compile(r"verify|confirm|prove|check (?:the|that|if)"), self._verify),
-            (
-                re.compile(r"what else|other (?:cause|explanation|possibilit)|alternative|could it be"),
-                self._alts,
-            ),
-            (re.compile(r"first|initiat|root rank|started|which rank|who failed|culprit"), self._first),
-            (re.compile(r"\bfix\b|solve|workaround|what (?:should|do) (?:i|we) do"), self._fix),
-        ]
-
-    def answer(self, question: str) -> Answer:
-        q = question.lower()
-        for pattern, handler in self._rules:
-            match = pattern.search(q)
-            if match:
-                result = handler(match)
-                if result is not None:
-                    return result
-        return self._search(question) or self._unknown("no intent or knowledge section matched")
-
-    # ------------------------------------------------------------------ evidence intents
-    def _first(self, _m: re.Match[str]) -> Answer:
-        d, ini = self.d, self.d.initiating
-        if ini.rank is None and not ini.evidence:
-            return self._unknown("no rank could be singled out")
-        evidence = ini.evidence[-FIRST_RANK_LINES:]
-        collateral = sorted({r for g in d.collateral for r in g.ranks}) if d.collateral else None
-        material = [f"initiating rank {ini.rank} node {ini.node} time {ini.time}", d.root_cause]
-        material += [ln.text for ln in ini.evidence[:FIRST_RANK_LINES]]
-        return FirstRank(
-            "first_rank",
-            material,
-            rank=ini.rank,
-            node=ini.node,
-            time=ini.time,
-            evidence=evidence,
-            root_cause=d.root_cause,
-            collateral_ranks=collateral,
+        self.ctx = Ctx(
+            d=diagnosis,
+            view=build(diagnosis),
+            entry=entry,
+            related=related or {},
+            glossary=glossary if glossary is not None else load_glossary(),
         )
+        self.matcher = matcher or IntentMatcher()
 
-    def _rank_tail(self, m: re.Match[str]) -> Answer:
-        rank = int(m.group(1))
-        tail = next((t for t in self.d.tails if t.rank == rank), None)
-        if tail is None:
-            ini = self.d.initiating
-            if rank == ini.rank and ini.evidence:
-                return RankLines(
-                    "rank_tail", [ln.text for ln in ini.evidence], rank=rank, lines=ini.evidence[-TAIL_LINES:]
-                )
-            ranks = [t.rank for t in self.d.tails if t.rank is not None]
-            return NoRankLines("rank_tail", [], known=False, rank=rank, ranks_with_lines=ranks)
-        lines = tail.lines[-TAIL_LINES:]
-        return RankLines(
-            "rank_tail", [ln.text for ln in lines], rank=rank, lines=lines, source=tail.source, node=tail.node
-        )
+    def answer(self, question: str) -> Reply:
+        """The first intent, best first, whose handler can answer from this job's facts."""
+        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        m = self.matcher.match(question, nodes)
+        for score, _, intent in self.matcher.scores(question):
+            if score < MIN_SCORE:
+                break
+            if intent in NODE_FIRST and m.node in nodes and m.rank is None:
+                intent = "node"  # "which ranks were on gpu-02?", "show gpu-02's lines": that node's facts
+            reply = HANDLERS[intent](self.ctx, m)
+            if reply is not None:
+                return reply
+        if m.node is not None:
+            reply = answer_facts.node(self.ctx, m)
+            if reply is not None:
+                return reply
+        return self.help()
 
-    def _node(self, m: re.Match[str]) -> Answer | None:
-        node = m.group(1)
-        if node not in self.d.nodes:
-            known = [n for n in self.d.nodes if n.lower() == node.lower()]
-            if not known:
-                if not self.d.nodes and not re.search(r"gpu|node|host|\d", node):
-                    return None
-                return NoNodeLines("node", [], known=False, node=node, nodes=list(self.d.nodes))
-            node = known[0]
-        lines = self.d.nodes[node][-TAIL_LINES:]
-        ranks = [t.rank for t in self.d.tails if t.node == node and t.rank is not None]
-        return NodeLines("node", [ln.text for ln in lines], node=node, ranks=ranks, lines=lines)
+    def help(self) -> Reply:
+        """What it can answer, with example questions fitted to this job."""
+        v = self.ctx.view
+        ini = v.initiating
+        examples = []
+        if ini is not None:
+            examples.append(f"why did rank {ini.rank} fail?")
+        coll = v.with_role("collateral")
+        if coll:
+            examples.append(f"what was rank {coll[-1].rank} doing?")
+        if v.numbers.oom is not None or v.numbers.kill is not None:
+            examples.append("how far over the memory was it?")
+        elif v.numbers.xid is not None:
+            examples.append("is it hardware?")
+        else:
+            examples.append("is it safe to restart as is?")
+        if len(examples) < 3:
+            examples.append("what else could it be?")
+        lead = t.can_answer(examples[:3])
+        return Reply("help", [lead], known=False, lead=lead)
 
-    def _faq(self, intent: str, attr: str) -> Answer:
-        if self.entry is None:
-            return self._unknown("this failure has no knowledge entry")
-        value: str = getattr(self.entry.faq, attr)
-        return EntryText(intent, [value], text=value)
 
-    def _hardware(self, _m: re.Match[str]) -> Answer:
-        return self._faq("hardware_or_software", "hardware_or_software")
-
-    def _fix_time(self, _m: re.Match[str]) -> Answer:
-        return self._faq("fix_time", "fix_time")
-
-    def _verify(self, _m: re.Match[str]) -> Answer:
-        material = [self.d.verify] if self.d.verify else []
-        confirmation = self.entry.faq.cheapest_confirmation if self.entry is not None else None
-        if confirmation is not None:
-            material.append(confirmation)
-        if not material:
-            return self._unknown("no verify command")
-        return Verify("verify", material, command=self.d.verify, confirmation=confirmation)
-
-    def _alts(self, _m: re.Match[str]) -> Answer:
-        shown = self.d.alternatives[:ALTERNATIVES]
-        alternatives = []
-        for alt in shown:
-            entry = self.related.get(alt.id)
-            alternatives.append(Alternative(alt.title, entry.symptom if entry else None))
-        return Alternatives("alternatives", [a.title for a in shown], alternatives=alternatives)
-
-    def _fix(self, _m: re.Match[str]) -> Answer:
-        if not self.d.fix and self.entry is None:
-            return self._unknown("no fix is recorded")
-        material = [self.d.fix] if self.d.fix else []
-        if self.entry is None:
-            return Fix("fix", material, fix=self.d.fix)
-        steps = list(self.entry.fix.steps)
-        return Fix("fix", material + steps, fix=self.d.fix, steps=steps, snippet=self.entry.fix.snippet)
-
-    # ------------------------------------------------------------------ knowledge search
-    def _search(self, question: str) -> Answer | None:
-        found = self.index.search(question) if self.index is not None else None
-        return EntryText("knowledge", [found], text=found) if found is not None else None
-
-    def _unknown(self, reason: str) -> Answer:
-        return Unknown(
-            "unknown", [reason], known=False, reason=reason, helpful=list(self.d.missing_evidence[:3])
-        )
+def material(lead: str, lines: list[EvidenceLine], action: str = "") -> list[str]:
+    return [lead, *(f"{ln.source}:{ln.line} {ln.text}" for ln in lines), *([action] if action else [])]
 
 
 class AnswerBook:
-    """Answers over a set of entries; each entry's search index is built on first use, then kept."""
+    """Answers over a set of entries; the intent index and the glossary are built once, then kept."""
 
     def __init__(self, entries: Mapping[str, Entry]) -> None:
         self.entries = entries
-        self._indexes: dict[str, FaqIndex] = {}
-
-    def index(self, entry: Entry) -> FaqIndex:
-        if entry.id not in self._indexes:
-            self._indexes[entry.id] = FaqIndex(entry)
-        return self._indexes[entry.id]
+        self.matcher = IntentMatcher()
+        self.glossary = load_glossary()
 
     def answerer(self, diagnosis: Diagnosis) -> Answerer:
         entry = self.entries.get(diagnosis.entry.id) if diagnosis.entry else None
-        index = self.index(entry) if entry is not None else None
-        return Answerer(diagnosis, entry, self.entries, index)
+        return Answerer(diagnosis, entry, self.entries, self.matcher, self.glossary)
 
-    def answer(self, diagnosis: Diagnosis, question: str) -> Answer:
+    def answer(self, diagnosis: Diagnosis, question: str) -> Reply:
         return self.answerer(diagnosis).answer(question)

@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
-from knowledge import stall, wording
+from knowledge import roundstep, stall, stragglers, wording
 from knowledge.lines import Stamp, parse_step
 from knowledge.phases import PhaseFact
 from knowledge.scanner import LineHit
@@ -451,7 +451,8 @@ def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
     v.alternatives = _dedupe(alts, best.entry)
     for sc in [*chosen.scored, *(c.best for c in cands if c is not chosen)]:
         v.scores.setdefault(sc.entry.id, sc.score)
-    if best.phase is None and _phase_decides(best.entry, v.alternatives):
+    inferred = best.phase is not None and best.phase.marker == roundstep.MARKER
+    if inferred or (best.phase is None and _phase_decides(best.entry, v.alternatives)):
         v.confidence = round(v.confidence * 0.8, 2)  # the one fact that would settle it is missing
     if sum({s.pattern.sig_id: s.pattern.weight for s in best.signals}.values()) < LONE_EXIT_SCORE:
         v.confidence = min(v.confidence, INCONCLUSIVE)  # only a weak line (a bare SIGKILL exit code)
@@ -529,6 +530,20 @@ def _rank_from_text(job: Job, v: Verdict) -> None:
             v.rank = int(next(g for g in m.groups() if g))
             v.confidence = round(v.confidence * 0.9, 2)
             return
+    child = _dead_child(job)
+    if child is not None:
+        v.rank = child.rank
+        v.node = v.node or job.rank_node.get(child.rank)
+        v.notes.append(child.why)
+        v.confidence = round(v.confidence * 0.85, 2)
+
+
+def _dead_child(job: Job) -> stragglers.Inferred | None:
+    """The child a launcher's own lines single out as the one that died (one node only)."""
+    if not job.single_node:
+        return None
+    texts = [*(s.hit.text for s in job.signals), *(t for scan in job.scans for t in scan.tail_text)]
+    return stragglers.failed_command(texts) or stragglers.unsignalled_child(texts)
 
 
 def _dedupe(entries: list[Entry], chosen: Entry) -> list[Entry]:
@@ -564,6 +579,10 @@ def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
         v.stamp = None  # inferred from the others' behaviour: when it stalled is not in the logs
         v.notes.append(note)
         v.confidence = round(v.confidence * 0.9, 2)
+    elif (child := _dead_child(job)) is not None:
+        v.rank, v.actor, v.node = child.rank, ("rank", str(child.rank)), job.rank_node.get(child.rank)
+        v.notes.append(child.why)
+        v.confidence = round(v.confidence * 0.85, 2)
     elif len(job.ranks) == 1 and (job.world or 1) <= 1:
         (only,) = job.ranks  # the only rank the logs show: it is all there is to name
         v.rank, v.actor, v.node = only, ("rank", str(only)), job.rank_node.get(only)
@@ -584,6 +603,8 @@ def _odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:
         if len(silent) == 1:
             rank = silent.pop()
             return rank, wording.silent_rank(rank, waiting)
+    if job.single_node and (busy := stragglers.busy_elsewhere(job.phases, waiting)) is not None:
+        return busy.rank, busy.why
     steps = _last_steps(job)
     if len(steps) >= 3:
         ordered = sorted(steps.items(), key=lambda kv: kv[1])

@@ -22,7 +22,7 @@ from pathlib import Path
 import pydantic
 
 from denpex.core.models import Diagnosis, LogSource, MissingEvidence, Stats
-from knowledge import attribution, flightrec, report
+from knowledge import anchors, attribution, flightrec, jobfacts, parallel, report
 from knowledge.facts import load_catalogue
 from knowledge.masking import Masker, TextMasker
 from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternKind, PatternSet
@@ -53,11 +53,11 @@ def compile_patterns(entries: Sequence[Entry], markers: Sequence[Marker] = ()) -
         for c in e.context:
             add(c.pattern, c.caseless, "context", c.id, e.id, c.weight, c.window)
     for m in markers:
-        add(m.pattern, m.caseless, "phase", m.id, None, 1.0, 0)
+        add(anchors.tolerant(m.pattern), m.caseless, "phase", m.id, None, 1.0, 0)
         if m.frequent:  # progress lines: one hit a chunk is enough, the numbered tail has the rest
             out[-1] = replace(out[-1], single=True)
     for fid, (regex, caseless) in FACT_PATTERNS.items():
-        add(regex, caseless, "fact", fid, None, 1.0, 0)
+        add(anchors.tolerant(regex), caseless, "fact", fid, None, 1.0, 0)
         if fid in SINGLE_FACTS:
             out[-1] = replace(out[-1], single=True)
     return out
@@ -76,7 +76,7 @@ class Engine:
     ) -> None:
         self.entries = {e.id: e for e in entries}
         self.markers = list(load_markers() if markers is None else markers)
-        self.tail_markers = TailMarkers(self.markers)
+        self.tail_markers = TailMarkers(self.markers, cache_dir)
         self.xids = xids
         self.masker = masker
         self.patterns = compile_patterns(entries, self.markers)
@@ -112,23 +112,16 @@ class Engine:
         *,
         missing: Sequence[MissingEvidence] = (),
         progress: Callable[[int], None] | None = None,
+        jobs: int = 1,
     ) -> Diagnosis:
-        """Scan every source once, attribute, classify; always returns a Diagnosis for readable input."""
+        """Scan every source once, attribute, classify; always returns a Diagnosis for readable input.
+
+        `jobs` > 1 scans the sources on that many processes (`knowledge/parallel.py`); the diagnosis is
+        the same."""
         t0 = time.perf_counter()
         sources, dumps = flightrec.split_sources(sources)  # collective traces: not log lines
-        done = 0
-        scans = []
-        for src in sources:
-            src = complete(src)
-            base = done
-
-            def tick(n: int, base: int = base) -> None:
-                if progress is not None:
-                    progress(base + n)
-
-            scan = self.scanner.scan(src, 2000, tick)
-            done += scan.bytes
-            scans.append(scan)
+        scans = parallel.scan_all(self.scanner, [complete(s) for s in sources], 2000, jobs, progress)
+        done = sum(s.bytes for s in scans)
         job = build_job(scans, self.patterns, self.entries, self.xids)
         job.phases = self._phase_reader(scans)
         verdict = attribution.attribute(job, self.fallback_entry)
@@ -138,7 +131,9 @@ class Engine:
         )
         diag = report.diagnosis(job, verdict, self.redactor, missing, stats)
         first_hand = verdict.rank is not None and not verdict.collateral_only
-        return flightrec.merge(diag, dumps, logs_decide=first_hand)
+        diag = flightrec.merge(diag, dumps, logs_decide=first_hand, entries=self.entries)
+        facts = jobfacts.from_job(job, self.patterns, diag.initiating.rank, diag.initiating.node)
+        return jobfacts.fit(diag, facts, self.masker.mask)  # the verify command fitted to this job
 
     def _phase_reader(self, scans: Sequence[SourceScan]) -> PhaseReader:
         for scan in scans:
@@ -188,7 +183,7 @@ def _knowledge_cache_path(entries_dir: Path, xid_path: Path | None, cache_dir: P
         *sorted(entries_dir.glob("*.toml")),
         xid_path or DATA_DIR / "xid.toml",
         PHASES_PATH,
-        *(here / f"{m}.py" for m in ("schema", "phases", "facts", "lines", "engine")),
+        *(here / f"{m}.py" for m in ("schema", "anchors", "phases", "facts", "lines", "engine")),
     ]
     digest = hashlib.sha256(f"knowledge-v1 {pydantic.VERSION} {sys.version}".encode())
     for f in files:

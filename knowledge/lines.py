@@ -81,9 +81,23 @@ _SELF_NAMED_RANK = re.compile(
 BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*(\d{1,5})\)")
 
 
+#: what a delivering tool puts before the line the job printed: ANSI colours, an RFC 3339 timestamp
+#: (`kubectl logs --timestamps`, log exports) — see knowledge/anchors.py for the same idea in patterns
+_DELIVERY = re.compile(
+    r"^(?:\x1b\[[0-9;?]*[A-Za-z]|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})? )+"
+)
+
+
+def strip_delivery(text: str) -> str:
+    """`text` without the colours and timestamp a delivering tool put before it."""
+    if text[:1] == "\x1b" or text[4:5] == "-":
+        return _DELIVERY.sub("", text, count=1)
+    return text
+
+
 def parse_rank(text: str) -> RankInfo:
     """Rank prefixes: `[rank3]:`, srun `3: `, torchrun `[default3]:` (local), `[Rank 3]`, `Rank 3`."""
-    head = text[:300]
+    head = strip_delivery(text[:300])
     local = None
     m = _TORCHRUN.match(head)
     if m:

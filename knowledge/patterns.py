@@ -7,11 +7,12 @@ pattern, the same patterns run through Python's `re`, which is slower but gives 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
@@ -55,6 +56,19 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     "barrier_culprit": (r"Ranks? [0-9][0-9, ]* failed to pass monitoredBarrier", False),
     # a rank that waits for the communicator's creator names it (ProcessGroupNCCL broadcastUniqueNCCLID)
     "waited_on": (r"retrieving ncclUniqueId from \[[0-9]{1,6}\]", False),
+    # `main_process_first` (Transformers, Accelerate): every other rank waits in a barrier while the main
+    # process (rank 0) preprocesses; a timeout there names rank 0 as the one they waited for
+    "main_first": (r"in main_process_first$|\.main_process_first\(desc=", False),
+    # how the job was launched (command lines, torchrun's launch config, Slurm's environment), read by
+    # knowledge/jobfacts.py to fit the verify command and fix snippet to the job
+    "launcher": (
+        r"(?:^|[\s/'\"+:=])(?:torchrun|deepspeed|srun|mpirun|accelerate launch"
+        r"|python[0-9.]* +-m +torch\.distributed\.(?:run|launch))[ \t]"
+        r"|^[ \t]*(?:entrypoint|nproc_per_node|min_nodes|max_nodes)[ \t]*:"
+        r"|\b(?:SLURM_NNODES|SLURM_JOB_NUM_NODES|SLURM_NTASKS|MASTER_ADDR|MASTER_PORT)="
+        r"|global_world_sizes=\[|deepspeed\.launcher",
+        False,
+    ),
 }
 
 SINGLE_FACTS = frozenset({"rankmap", "nccl_host"})
@@ -78,25 +92,28 @@ class Pattern:
 Hit = tuple[int, int]  # (pattern idx, end offset in the scanned buffer)
 
 
-class PatternSet:
-    """Compiled patterns; `scan(buffer)` returns `(pattern idx, end offset)` hits in offset order."""
+class Database:
+    """One compiled set of patterns; `scan(buffer)` returns `(pattern idx, end offset)` hits in offset
+    order. Pattern indices need not be contiguous (a database may hold any subset of the engine's)."""
 
     def __init__(self, patterns: Sequence[Pattern], cache_dir: Path | None = None) -> None:
         self.patterns = list(patterns)
         self._cache_dir = cache_dir
         self._hs: Any = None  # a hyperscan.Database (the module is optional, so typed loosely)
         self._py: list[tuple[int, re.Pattern[bytes]]] = []
+        self._single = {p.idx: p.single for p in self.patterns}
+        self.size = max((p.idx for p in self.patterns), default=-1) + 1
         self.backend = "python"
         # identical expressions (entries share signatures) are compiled once and fanned out on a hit
         reps: dict[tuple[str, bool, bool], int] = {}
-        self._fan: list[list[int]] = [[] for _ in self.patterns]
+        self._fan: dict[int, list[int]] = {}
         for p in self.patterns:
             rep = reps.setdefault((p.regex, p.caseless, p.single), p.idx)
-            self._fan[rep].append(p.idx)
-        hs_patterns = [p for p in self.patterns if self._fan[p.idx]]
+            self._fan.setdefault(rep, []).append(p.idx)
+        hs_patterns = [p for p in self.patterns if p.idx in self._fan]
         if hyperscan is not None:
-            self._hs = self._cached()
-            if self._hs is None:
+            self._hs = self._cached() if hs_patterns else None
+            if self._hs is None and hs_patterns:
                 hs_patterns, rejected = self._split_supported(hs_patterns)
                 self._py = [(p.idx, _py_compile(p)) for p in rejected]
                 if hs_patterns:
@@ -146,12 +163,15 @@ class PatternSet:
         hits: list[Hit] = []
         append = hits.append
         fan = self._fan
-        left = budget if budget is not None else [1 << 62] * len(self.patterns)
+        left = budget if budget is not None else [1 << 62] * self.size
+        capped = len(left)
         if self._hs is not None:
 
             def cb(rep: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
                 for idx in fan[rep]:
-                    if left[idx] > 0:
+                    if idx >= capped:  # beyond the budget: a prefilter literal, reported once a chunk
+                        append((idx, to))
+                    elif left[idx] > 0:
                         left[idx] -= 1
                         append((idx, to))
 
@@ -159,14 +179,133 @@ class PatternSet:
         if self._py:
             raw = bytes(data) if not isinstance(data, bytes) else data
             for rep, rx in self._py:
-                single = self.patterns[rep].single
+                single = self._single[rep]
                 for m in rx.finditer(raw):
                     for idx in fan[rep]:
-                        if left[idx] > 0:
+                        if idx >= capped:
+                            append((idx, m.end()))
+                        elif left[idx] > 0:
                             left[idx] -= 1
                             append((idx, m.end()))
-                    if m.end() == m.start() or single or not any(left[i] > 0 for i in fan[rep]):
+                    if (
+                        m.end() == m.start()
+                        or single
+                        or not any(i >= capped or left[i] > 0 for i in fan[rep])
+                    ):
                         break
+        hits.sort(key=lambda h: h[1])
+        return hits
+
+    def first(self, data: memoryview | bytes, want: int) -> list[Hit]:
+        """The hits of single-match patterns in `data`, stopping as soon as `want` patterns reported."""
+        hits: list[Hit] = []
+        fan = self._fan
+        if self._hs is not None:
+
+            def cb(rep: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+                hits.extend((idx, to) for idx in fan[rep])
+                return len(hits) >= want
+
+            with contextlib.suppress(hyperscan.ScanTerminated):  # type: ignore[union-attr]
+                self._hs.scan(data, match_event_handler=cb)  # stopped by `cb` once `want` reported
+        if self._py:
+            raw = bytes(data) if not isinstance(data, bytes) else data
+            for rep, rx in self._py:
+                m = rx.search(raw)
+                if m is not None:
+                    hits.extend((idx, m.end()) for idx in fan[rep])
+        hits.sort(key=lambda h: h[1])
+        return hits
+
+
+class _Frequent:
+    """Phase markers printed on every step (`single`: one hit a chunk), found without scanning for them.
+
+    As regexes in the main database these few markers cost half of its speed, although each reports
+    once a chunk: Hyperscan keeps checking their common words (`loss`, `epoch`) on every line. The
+    main database holds their necessary literals instead (`knowledge/prefilter.py`), reported once a
+    chunk too; from the line of a marker's first literal its own database runs and stops at its first
+    match. That is the hit the main database gave: a match holds one of the literals, and the markers
+    cannot cross a line. A marker without provable literals stays in the main database as itself.
+    """
+
+    def __init__(self, patterns: Sequence[Pattern], base: int, cache_dir: Path | None) -> None:
+        from knowledge.prefilter import literals_for
+
+        self.gate: list[Pattern] = []  # what the main database scans for these markers
+        self._marker: dict[int, Pattern] = {}  # gate idx -> the marker whose literal it is
+        self._dbs: dict[int, Database] = {}  # marker idx -> its own database, built on first use
+        self._cache_dir = cache_dir
+        items = [(p.regex, p.caseless) for p in patterns] if hyperscan is not None else []
+        literals = literals_for(items, cache_dir) if items else [None] * len(patterns)
+        for p, found in zip(patterns, literals, strict=True):
+            if found is None:
+                self.gate.append(p)
+                continue
+            for lit in found.strings:
+                idx = base + len(self._marker)
+                self.gate.append(replace(p, idx=idx, regex=literal(lit), single=True))
+                self._marker[idx] = p
+
+    def owns(self, idx: int) -> bool:
+        return idx in self._marker
+
+    def hits(self, text: bytes | bytearray, end: int, gate_hits: list[Hit]) -> list[Hit]:
+        """The markers' hits in `text[:end]`, given the gate's hits there (each marker's first match)."""
+        first: dict[int, int] = {}
+        for gid, to in gate_hits:
+            p = self._marker[gid]
+            first[p.idx] = min(first.get(p.idx, end), to - 1)
+        view = memoryview(text)[:end]
+        out: list[Hit] = []
+        for idx, pos in first.items():
+            a = text.rfind(b"\n", 0, pos) + 1
+            out.extend((i, a + to) for i, to in self._db(idx).first(view[a:], 1))
+        return out
+
+    def _db(self, idx: int) -> Database:
+        db = self._dbs.get(idx)
+        if db is None:
+            p = next(q for q in self._marker.values() if q.idx == idx)
+            db = self._dbs[idx] = Database([p], self._cache_dir)
+        return db
+
+
+def literal(s: str) -> str:
+    """`s` as a Hyperscan expression that matches exactly it."""
+    return "".join(chr(b) if chr(b).isalnum() and b < 128 else f"\\x{b:02x}" for b in s.encode("utf-8"))
+
+
+class PatternSet:
+    """Every pattern of the engine; `scan(buffer)` returns `(pattern idx, end offset)` hits in offset
+    order, the hits one database of all of them gives: one main database, with the every-step phase
+    markers replaced by their literals (`_Frequent`)."""
+
+    def __init__(self, patterns: Sequence[Pattern], cache_dir: Path | None = None) -> None:
+        self.patterns = list(patterns)
+        frequent = [p for p in self.patterns if p.kind == "phase" and p.single]
+        self._frequent = _Frequent(frequent, len(self.patterns), cache_dir)
+        rest = [p for p in self.patterns if not (p.kind == "phase" and p.single)]
+        self._main = Database(rest + self._frequent.gate, cache_dir)
+        self.backend = self._main.backend
+
+    def scan(
+        self, data: bytes | bytearray, budget: list[int] | None = None, end: int | None = None
+    ) -> list[Hit]:
+        """All hits in `data[:end]`, in offset order; `budget` as in `Database.scan`."""
+        end = len(data) if end is None else end
+        left = budget if budget is not None else [1 << 62] * len(self.patterns)
+        hits = self._main.scan(memoryview(data)[:end], left)
+        gate = [h for h in hits if self._frequent.owns(h[0])]
+        if not gate:
+            return hits
+        hits = [h for h in hits if not self._frequent.owns(h[0])]
+        marks = self._frequent.hits(data, end, gate)
+        marks.sort(key=lambda h: h[1])
+        for idx, to in marks:
+            if left[idx] > 0:
+                left[idx] -= 1
+                hits.append((idx, to))
         hits.sort(key=lambda h: h[1])
         return hits
 

@@ -17,13 +17,19 @@ from __future__ import annotations
 
 import re
 import tomllib
+from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowledge.lines import Stamp, parse_rank
+
+if TYPE_CHECKING:
+    from knowledge.patterns import Database
 
 PHASES: tuple[str, ...] = (
     "startup",
@@ -122,20 +128,89 @@ class PhaseFact:
 
 class TailMarkers:
     """The same markers as Python regexes, for the numbered tail lines of each source (the scan keeps a
-    bounded number of marker hits; the tail is where most failures are)."""
+    bounded number of marker hits; the tail is where most failures are).
 
-    def __init__(self, markers: list[Marker]) -> None:
+    A line gets the first marker, in file order, whose regex finds something in it. Running 45 regexes
+    on each of 400 lines a source cost more than the whole Hyperscan scan, so one Hyperscan pass over
+    the tail finds which markers' necessary literals (`knowledge/prefilter.py`) each line holds, and
+    only those markers' regexes run (compiled on first use). The answer is the same: a marker whose
+    literals are absent cannot match. Caseless markers skip only ASCII lines (Python folds more cases
+    than ASCII), and markers without provable literals always run.
+    """
+
+    def __init__(self, markers: list[Marker], cache_dir: Path | None = None) -> None:
         self.markers = markers
-        self.rx = [re.compile(m.pattern, re.IGNORECASE if m.caseless else 0) for m in markers]
+        self._rx: list[re.Pattern[str] | None] = [None] * len(markers)
+        self._cache_dir = cache_dir
+        self._gate: Database | None = None
+        self._role: list[int] = []
+        self._always: list[int] = []  # markers without literals: they run on every line
+        self._always_wide: list[int] = []  # ... and the caseless ones, on a line that is not ASCII
+        self._ready = False  # the gate is built on first use: a CLI run may never need it
+
+    @property
+    def rx(self) -> list[re.Pattern[str]]:
+        """Every marker's regex (compiled now)."""
+        return [self._regex(i) for i in range(len(self.markers))]
+
+    def _regex(self, i: int) -> re.Pattern[str]:
+        rx = self._rx[i]
+        if rx is None:
+            m = self.markers[i]
+            rx = self._rx[i] = re.compile(m.pattern, re.IGNORECASE if m.caseless else 0)
+        return rx
 
     def marks(self, numbered: list[tuple[int, str]]) -> list[PhaseMark]:
         out: list[PhaseMark] = []
-        for line, text in numbered:
-            for i, rx in enumerate(self.rx):
-                if rx.search(text):
+        cands = self._candidates([t for _, t in numbered])
+        for j, (line, text) in enumerate(numbered):
+            if cands is None:
+                order: Iterable[int] = range(len(self.markers))
+            else:
+                base = self._always if text.isascii() else self._always_wide
+                order = sorted(cands.get(j, set()).union(base))
+            for i in order:
+                if self._regex(i).search(text):
                     out.append(PhaseMark(line, i, text, parse_rank(text).rank, None, line))
                     break
         return out
+
+    def _candidates(self, texts: list[str]) -> dict[int, set[int]] | None:
+        """Line index -> markers whose literals it holds; None without a gate (every marker runs)."""
+        if not self._ready:
+            self._ready = True
+            self._gate, self._role, gated = _literal_gate(self.markers, self._cache_dir)
+            self._always = [i for i in range(len(self.markers)) if i not in gated]
+            wide = {i for i in gated if self.markers[i].caseless}
+            self._always_wide = sorted(set(self._always) | wide)
+        if self._gate is None:
+            return None
+        parts = [t.encode("utf-8", "replace") for t in texts]
+        starts = list(accumulate((len(p) + 1 for p in parts), initial=0))
+        out: dict[int, set[int]] = {}
+        for gid, to in self._gate.scan(b"\n".join(parts)):
+            out.setdefault(bisect_right(starts, to - 1) - 1, set()).add(self._role[gid])
+        return out
+
+
+def _literal_gate(
+    markers: list[Marker], cache_dir: Path | None
+) -> tuple[Database | None, list[int], set[int]]:
+    """A Hyperscan database of the markers' necessary literals (None without Hyperscan), the marker of
+    each of its patterns, and the markers it covers."""
+    from knowledge import patterns
+    from knowledge.prefilter import literals_for
+
+    if patterns.hyperscan is None:
+        return None, [], set()
+    lits: list[patterns.Pattern] = []
+    role: list[int] = []
+    literals = literals_for([(m.pattern, m.caseless) for m in markers], cache_dir)
+    for i, (m, found) in enumerate(zip(markers, literals, strict=True)):
+        for s in found.strings if found is not None else ():
+            lits.append(patterns.Pattern(len(lits), patterns.literal(s), m.caseless, "phase", m.id))
+            role.append(i)
+    return (patterns.Database(lits, cache_dir) if lits else None), role, set(role)
 
 
 def _compatible(mark: PhaseMark, rank: int | None) -> bool:

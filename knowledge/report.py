@@ -20,7 +20,7 @@ from denpex.core.models import (
     RankTail,
     Stats,
 )
-from knowledge import wording
+from knowledge import rankfacts, roundstep, wording
 from knowledge.attribution import Verdict, _phase_decides, score_entries
 from knowledge.lines import clip
 from knowledge.scanner import SourceScan
@@ -150,6 +150,9 @@ def missing(job: Job, v: Verdict, given: Sequence[MissingEvidence]) -> list[Miss
             [*rival.phases[:2], "train" if "train" in v.entry.phases else v.entry.phases[0]],
         )
         out.insert(0, MissingEvidence(what=what, next_action=nxt))
+    if v.phase is not None and v.phase.marker == roundstep.MARKER:
+        what, nxt = wording.phase_inferred(roundstep.step_of(v.phase.text))
+        out.insert(0, MissingEvidence(what=what, next_action=nxt))
     first: dict[str, MissingEvidence] = {}  # one item per `what`, the first one, in order
     for m in out:
         first.setdefault(m.what, m)
@@ -211,4 +214,5 @@ def diagnosis(
         tails=tails(job, red),
         nodes=nodes(job, red),
         stats=stats,
+        facts=rankfacts.build(job, red),
     )

@@ -18,6 +18,7 @@ from knowledge import lines
 from knowledge.lines import Stamp  # `SourceScan.lines` shadows the module inside that class
 from knowledge.patterns import PatternSet
 from knowledge.phases import PhaseMark
+from knowledge.sources import open_reader
 
 _np: ModuleType | None = None  # numpy, imported on the first big chunk (~0.07 s: not for small logs)
 _np_tried = False
@@ -83,12 +84,10 @@ class _Reader:
     """Fills a buffer from a source: `readinto` for files (no copies), copies for in-memory chunks."""
 
     def __init__(self, source: LogSource) -> None:
-        self._fh = None
         self._it: Iterator[bytes] | None = None
         self._pending = memoryview(b"")
-        if source.path is not None and source.data is None and source.chunks is None:
-            self._fh = source.path.open("rb", buffering=0)
-        else:
+        self._fh = open_reader(source)  # the file a collector handed on (never reopened), or `path`
+        if self._fh is None:
             self._it = iter(source.open_bytes())
 
     def fill(self, mv: memoryview, start: int) -> int:
@@ -178,7 +177,7 @@ class Scanner:
         if not state.started:
             state.started = True
             out.first_stamp = _first_stamp(buf, scan_end, state.year)
-        hits = self.patterns.scan(memoryview(buf)[:scan_end], budget)
+        hits = self.patterns.scan(buf, budget, end=scan_end)
         state.known = (-1, state.last_stamp)
         positions = []
         for _idx, end in hits:

@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from knowledge import anchors
+
 #: The categories of TAXONOMY.md. An entry's `category` must be one of them.
 CATEGORIES: tuple[str, ...] = (
     "gpu_oom",
@@ -67,7 +69,7 @@ def _check_regex(pattern: str) -> str:
         raise ValueError(f"invalid regular expression: {exc}") from exc
     if re.search(r"\(\?[=!<]|\\[1-9]", pattern):
         raise ValueError("lookaround and backreferences are not supported by the multi-pattern scanner")
-    return pattern
+    return anchors.tolerant(pattern)  # `^`/`$` also hold behind timestamps, colours and rank labels
 
 
 class Signature(BaseModel):

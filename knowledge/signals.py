@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from denpex.core.models import LogSource
-from knowledge import facts
-from knowledge.lines import BLOCK_RANK, Stamp
+from knowledge import facts, stragglers
+from knowledge.lines import BLOCK_RANK, Stamp, strip_delivery
 from knowledge.patterns import Pattern, PatternKind
 from knowledge.phases import PhaseFact, PhaseReader
+from knowledge.roundstep import KILL_SIGNATURES, round_step_save
 from knowledge.scanner import LineHit, SourceScan
 from knowledge.schema import Entry, Xid
 
@@ -74,10 +75,24 @@ class Job:
         """The lifecycle phase the signal's line was in, or None when nothing says."""
         key = (s.source, s.hit.line)
         if key not in self._phase_cache:
-            self._phase_cache[key] = (
-                self.phases.at(s.source, s.hit.line, s.rank, s.abs_time()) if self.phases else None
-            )
+            fact = self.phases.at(s.source, s.hit.line, s.rank, s.abs_time()) if self.phases else None
+            if s.pattern.sig_id in KILL_SIGNATURES and (fact is None or fact.phase == "train"):
+                saved = self._round_step(s)
+                fact = saved if saved is not None and (fact is None or fact.marker != "frame-train") else fact
+            self._phase_cache[key] = fact
         return self._phase_cache[key]
+
+    def _round_step(self, s: Signal) -> PhaseFact | None:
+        """A kill just after a bar frozen on a round step (knowledge/roundstep.py); a kernel line has no
+        bar of its own, so it takes one that ends a log of the job."""
+        if not s.kernel:
+            return round_step_save(s.source, self.scans[s.source].numbered_tail, s.hit.line)
+        for i, scan in enumerate(self.scans):
+            if scan.source.kind != "kernel" and scan.numbered_tail:
+                found = round_step_save(i, scan.numbered_tail, scan.numbered_tail[-1][0])
+                if found is not None:
+                    return found
+        return None
 
     def actor(self, s: Signal) -> ActorKey:
         if s.rank is not None:
@@ -163,6 +178,8 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
     if not kinds:
         return
     src = job.scans[i].source
+    bare = strip_delivery(hit.text)
+    hit = replace(hit, text=bare) if bare is not hit.text else hit
     if "xid" in kinds and (ev := facts.parse_xid(hit.text)) is not None:
         job.xids.append((src.node, ev, i, hit))
     if "device" in kinds and (dev := facts.parse_device(hit.text)) is not None:
@@ -183,6 +200,8 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
             job.pending_op[rank] = m.group(1)  # the last one seen: the innermost frame
     if "barrier_culprit" in kinds and (m := _BARRIER_CULPRIT.search(hit.text)) is not None:
         job.culprits.update(int(r) for r in re.findall(r"\d+", m.group(1)))
+    if "main_first" in kinds:
+        job.culprits.add(0)
     if "waited_on" in kinds and (m := _WAITED_ON.search(hit.text)) is not None:
         job.culprits.add(int(m.group(1)))
     if "rank_host" in kinds and (m := _RANK_HOST.search(hit.text)) is not None:
@@ -238,6 +257,9 @@ _KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")
 def _link_pids(job: Job) -> None:
     """A kernel line naming a pid (OOM killer, Xid) implicates the rank a launcher line gave that pid."""
     pid_rank: dict[str, int] = {}
+    if job.single_node:
+        texts = [*(s.hit.text for s in job.signals), *(t for scan in job.scans for t in scan.tail_text)]
+        pid_rank.update(stragglers.launcher_pid_ranks(texts))
     for s in job.signals:
         if s.rank is not None and not s.kernel and (m := _RANK_PID.search(s.hit.text)):
             pid_rank[next(g for g in m.groups() if g)] = s.rank

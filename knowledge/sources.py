@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from denpex.core.models import LogSource, SourceKind
 
@@ -99,6 +100,46 @@ def complete(source: LogSource) -> LogSource:
     return source.model_copy(update={"kind": kind, "rank": rank, "node": node})
 
 
+class RawReader(Protocol):
+    """What the scanner reads a file through: `readinto` its buffer (no copies), then `close`."""
+
+    def readinto(self, buffer: memoryview, /) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+class _ByOffset:
+    """Reads a collector's open file from its start with `preadv`, and leaves it open.
+
+    The descriptor is the one the collector checked, so it is read where it stands: its own offset is
+    never moved (another reader, a Flight Recorder sniff, a second scan all start at 0), and it is
+    not closed here (the source owns it).
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd, self._pos = fd, 0
+
+    def readinto(self, buffer: memoryview, /) -> int:
+        n = os.preadv(self._fd, [buffer], self._pos)
+        self._pos += n
+        return n
+
+    def close(self) -> None:
+        pass
+
+
+def open_reader(source: LogSource) -> RawReader | None:
+    """The raw file the scanner reads `source` from: the file a collector opened and handed on (never
+    reopened by path), else `path` opened now; None for in-memory and streamed sources."""
+    if source.data is not None or source.chunks is not None:
+        return None
+    if source.file is not None:
+        return _ByOffset(source.file.fileno())
+    if source.path is not None:
+        return source.path.open("rb", buffering=0)
+    return None
+
+
 def _check_readable(path: Path) -> None:
     try:
         with path.open("rb") as fh:
@@ -107,10 +148,13 @@ def _check_readable(path: Path) -> None:
         raise UnreadableInput(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def discover(paths: Sequence[Path]) -> list[LogSource]:
+def discover(
+    paths: Sequence[Path], on_unreadable: Callable[[Path, str], None] | None = None
+) -> list[LogSource]:
     """Files and folders to sources (folders recursively, hidden files skipped, stable order).
 
-    Raises `UnreadableInput` with a one-line message for a path that does not exist or cannot be read.
+    Raises `UnreadableInput` with a one-line message for a path that does not exist or cannot be read;
+    with `on_unreadable`, a file that exists but cannot be read is reported there and skipped instead.
     """
     files: list[tuple[Path, str]] = []
     for raw in paths:
@@ -127,7 +171,13 @@ def discover(paths: Sequence[Path]) -> list[LogSource]:
             files.append((path, path.name))
     sources = []
     for path, name in files:
-        _check_readable(path)
+        try:
+            _check_readable(path)
+        except UnreadableInput as exc:
+            if on_unreadable is None:
+                raise
+            on_unreadable(path, str(exc))
+            continue
         sources.append(complete(LogSource(name=name, path=path, kind=_kind_by_content(path))))
     return sources
 

@@ -206,3 +206,41 @@ def only_rank_seen(rank: int) -> str:
         f"Only rank {rank}'s output is in the logs, and it waited on a peer: rank {rank} is named for "
         "lack of the others' logs; the rank it waited for is the likelier start."
     )
+
+
+def unsignalled_child(rank: int, stopped: list[int], hole: int) -> str:
+    return (
+        f"The launcher stopped pids {', '.join(map(str, stopped))} but not {hole}: that child, local rank "
+        f"{rank} by its place among the pids, had already died."
+    )
+
+
+def busy_elsewhere(rank: int, waiting: Iterable[int]) -> str:
+    return (
+        f"Rank {rank} was still loading or preparing data while ranks {ranges(waiting)} waited in a "
+        f"collective: it is the rank the others were waiting for."
+    )
+
+
+def failed_command(rank: int) -> str:
+    return f"The launcher printed the failed child's command line: it ran with `--local_rank={rank}`."
+
+
+def phase_inferred(step: int | None) -> tuple[str, str]:
+    """Missing evidence when the save was inferred from a progress bar frozen on a round step."""
+    at = f"step {step}" if step is not None else "a round step"
+    return (
+        f"whether a checkpoint was being saved: the progress bar stopped at {at}, where trainers save, "
+        "but no line says a save had started",
+        "compare the step with the run's save interval (`save_steps`, `--save-interval`, "
+        "`every_n_train_steps`) and look for a half-written checkpoint folder of that step",
+    )
+
+
+def unreadable_file(message: str) -> tuple[str, str]:
+    """Missing evidence for a log file that exists but could not be read (the rest was diagnosed)."""
+    return (
+        f"a log file Denpex could not read ({message})",
+        "check the file's permissions (`ls -l`) and run Denpex as a user who can read it, or copy it "
+        "somewhere readable",
+    )

@@ -30,6 +30,7 @@ from denpex.core.models import JobRef
 from denpex.core.settings import Settings
 from workers.masking import TextMasker, mask_async, mask_model
 from workers.queueing import enqueue, rq_job_id
+from workers.redisconn import RedisTarget, async_client, sync_client
 from workers.store import AsyncStore, JobRecord, JobState, NodeLog
 
 log = structlog.get_logger("denpex.admission")
@@ -83,11 +84,10 @@ class Admission:
     @classmethod
     def connect(cls, settings: Settings, masker: TextMasker) -> Admission:
         """An Admission with clients of its own, for a process without the webhook server."""
-        settings.require("REDIS_URL")
-        url = settings.redis_url or ""
-        queue = Queue(settings.queue_name, connection=redis.Redis.from_url(url, socket_timeout=5))
+        target = RedisTarget.from_settings(settings)
+        queue = Queue(settings.queue_name, connection=sync_client(target))
         return cls(
-            aioredis.Redis.from_url(url, socket_timeout=5),
+            async_client(target),
             queue,
             masker,
             result_ttl=settings.result_ttl_seconds,
@@ -131,6 +131,7 @@ class Admission:
         # wipe its post state); at worst the pending token goes stale and a much later report retakes it
         with contextlib.suppress(redis.RedisError):
             await self.store.close_gate(job_key, rq_id, self.dedupe_ttl)
+        await self.store.replicated()  # Sentinel: on the replica before the 202 (a failure here: 503)
         return Admitted.queued
 
     async def _record(self, event: JobEvent, rq_id: str) -> None:
@@ -156,3 +157,4 @@ class Admission:
             received_at=self.clock(),
         )
         await self.store.save_node_log(job.key, node, entry)
+        await self.store.replicated()

@@ -30,6 +30,15 @@ class AlwaysAllow:
     def consume(self, team_id: str) -> QuotaDecision:
         return QuotaDecision(allowed=True, plan=Plan.unlimited)
 
+    def reserve(self, team_id: str, reservation: str, *, ttl: int) -> QuotaDecision:
+        return self.consume(team_id)
+
+    def commit(self, reservation: str) -> bool:
+        return True
+
+    def release(self, reservation: str) -> bool:
+        return True
+
 
 @dataclass
 class WorkerContext:

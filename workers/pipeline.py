@@ -1,4 +1,4 @@
-"""The RQ job: collect → (wait for node kernel logs) → diagnose → store → quota → post.
+"""The RQ job: reserve quota → collect → (wait for node kernel logs) → diagnose → store → post → commit.
 
 Each stage is idempotent against Redis state, so a job retried by RQ (an error) or re-queued after
 its worker died (abandoned) resumes instead of redoing visible job_key: a stored diagnosis is reused,
@@ -21,12 +21,14 @@ from slack_sdk.errors import SlackApiError
 from denpex.core.models import Diagnosis, Evidence, JobRef, LogSource, MissingEvidence, Scheduler
 from denpex.core.texts import pipeline as texts
 from integrations.base import UnknownJob
+from knowledge.parallel import resolve_jobs
 from workers.collect import CollectorUnavailable
 from workers.context import WorkerContext, current
 from workers.masking import mask_model
 from workers.ports import QuotaDecision
 from workers.posting import SlackPoster
-from workers.store import JobState, Store
+from workers.queueing import rq_job_id
+from workers.store import JobRecord, JobState, Store
 
 log = structlog.get_logger("denpex.pipeline")
 
@@ -101,18 +103,40 @@ def diagnose(
         for n in sorted(missing_nodes)
     ]
     store.set_state(job_key, JobState.diagnosing)
-    diagnosis = ctx.get_engine().diagnose(sources, missing=missing)
+    jobs = resolve_jobs(ctx.settings.scan_jobs)  # the CLI's path: sources scanned on every core
+    diagnosis = ctx.get_engine().diagnose(sources, missing=missing, jobs=jobs)
     return mask_model(ctx.masker, diagnosis)
 
 
-def _quota(ctx: WorkerContext, store: Store, job_key: str) -> QuotaDecision:
-    """Take one unit of quota per job, once: the decision is recorded and reused on retries."""
+def reservation_id(job_key: str, received_at: float) -> str:
+    """One quota reservation per occurrence of a job: the same across RQ retries and re-queues (they
+    read the same record), a new one when the key is reported again after the dedupe window."""
+    return f"{rq_job_id(job_key)}@{received_at:.6f}"
+
+
+def _reserve(ctx: WorkerContext, store: Store, job_key: str, reservation: str) -> QuotaDecision:
+    """Hold one unit before any work, once per job: the decision is recorded and reused on retries,
+    and `Quota.reserve` is idempotent per reservation for a crash before it was recorded."""
     journal = store.post_journal(job_key)
     if journal.quota:
         return QuotaDecision.model_validate_json(journal.quota)
-    decision = ctx.quota.consume(ctx.team_id)
+    decision = ctx.quota.reserve(ctx.team_id, reservation, ttl=ctx.settings.quota_reserve_ttl_seconds)
     journal.record_quota(decision.model_dump_json())
     return decision
+
+
+def settle_reservation(ctx: WorkerContext, job_key: str) -> None:
+    """The job failed for good (RQ's retries are spent): a post that landed keeps its unit, anything
+    else gives the unit back, so a failing job costs the workspace nothing."""
+    store = Store(ctx.redis, result_ttl=ctx.settings.result_ttl_seconds)
+    record = store.load_job(job_key)
+    if record is None:
+        return
+    reservation = reservation_id(job_key, record.received_at)
+    if store.post_journal(job_key).posted:
+        ctx.quota.commit(reservation)
+    elif ctx.quota.release(reservation):
+        log.info("quota_released", job_key=job_key)
 
 
 #: a requested channel that cannot take the thread: it goes to `DENPEX_CHANNEL` instead
@@ -150,45 +174,75 @@ def _failure_end(job: JobRef, received_at: float) -> float:
     return received_at
 
 
-def process(ctx: WorkerContext, job_key: str) -> Outcome:
-    store = Store(ctx.redis, result_ttl=ctx.settings.result_ttl_seconds)
-    record = store.load_job(job_key)
-    if record is None:
-        log.warning("job_record_missing", job_key=job_key)
-        return Outcome.missing
-    job = record.job
-    if store.post_journal(job_key).posted:
-        return Outcome.already_posted
+def _diagnosis(ctx: WorkerContext, store: Store, job_key: str, record: JobRecord) -> Diagnosis | None:
+    """The stored diagnosis, or a fresh one (stored); None when the scheduler does not know the job."""
     diagnosis = store.load_diagnosis(job_key)
     if diagnosis is None:
         try:
-            diagnosis = diagnose(ctx, store, job_key, job, record.facts, record.received_at)
+            diagnosis = diagnose(ctx, store, job_key, record.job, record.facts, record.received_at)
         except UnknownJob as exc:
             store.set_state(job_key, JobState.failed, error=ctx.masker.mask(str(exc))[:500])
             log.warning("job_unknown", job_key=job_key)
-            return Outcome.unknown_job
+            return None
         store.save_diagnosis(job_key, diagnosis)
         diagnosis = store.load_diagnosis(job_key) or diagnosis  # a concurrent execution may have won
         log.info("diagnosed", job_key=job_key, category=diagnosis.category, rank=diagnosis.initiating.rank)
     store.set_state(job_key, JobState.diagnosed, category=diagnosis.category)
-    if ctx.slack is None or not (record.channel or ctx.channel):
-        return Outcome.diagnosed
+    return diagnosis
+
+
+def _post_once(
+    ctx: WorkerContext,
+    store: Store,
+    job_key: str,
+    record: JobRecord,
+    diagnosis: Diagnosis | None,
+    decision: QuotaDecision,
+) -> Outcome:
+    """Post under the job's posting lock; the reserved unit is committed once the post has landed."""
+    reservation = reservation_id(job_key, record.received_at)
     token = uuid.uuid4().hex
     if not store.acquire_post_lock(job_key, token, POST_LEASE_SECONDS):
         raise PostingBusy(job_key)  # another execution is posting this job; RQ retries later
     try:
         if store.post_journal(job_key).posted:
+            ctx.quota.commit(reservation)
             return Outcome.already_posted
-        decision = _quota(ctx, store, job_key)
-        channel, ts = _post(
-            ctx, store, job_key, job, diagnosis if decision.allowed else None, decision, record.channel
-        )
+        shown = diagnosis if decision.allowed else None
+        channel, ts = _post(ctx, store, job_key, record.job, shown, decision, record.channel)
+        ctx.quota.commit(reservation)
         store.set_state(job_key, JobState.posted, ts=ts, channel=channel)
-        store.record_latency(max(time.time() - _failure_end(job, record.received_at), 0.0))
+        store.record_latency(max(time.time() - _failure_end(record.job, record.received_at), 0.0))
     finally:
         store.release_post_lock(job_key, token)
     log.info("posted", job_key=job_key, channel=channel, ts=ts, at=datetime.now(UTC).isoformat())
     return Outcome.posted
+
+
+def process(ctx: WorkerContext, job_key: str) -> Outcome:
+    """One execution of the job. The quota unit is reserved before any work (an exhausted workspace
+    gets the over-quota post without a diagnosis), committed when the post lands, released when
+    there is nothing to post; a job that fails for good is settled by `DenpexWorker`."""
+    store = Store(ctx.redis, result_ttl=ctx.settings.result_ttl_seconds)
+    record = store.load_job(job_key)
+    if record is None:
+        log.warning("job_record_missing", job_key=job_key)
+        return Outcome.missing
+    reservation = reservation_id(job_key, record.received_at)
+    if store.post_journal(job_key).posted:
+        ctx.quota.commit(reservation)  # the worker died between the post and its commit
+        return Outcome.already_posted
+    if ctx.slack is None or not (record.channel or ctx.channel):
+        # nothing is posted, so no unit is taken
+        return Outcome.diagnosed if _diagnosis(ctx, store, job_key, record) else Outcome.unknown_job
+    decision = _reserve(ctx, store, job_key, reservation)
+    diagnosis = None
+    if decision.allowed:
+        diagnosis = _diagnosis(ctx, store, job_key, record)
+        if diagnosis is None:
+            ctx.quota.release(reservation)  # nothing to post: the unit comes back
+            return Outcome.unknown_job
+    return _post_once(ctx, store, job_key, record, diagnosis, decision)
 
 
 def run_job(job_key: str) -> Outcome:

@@ -56,3 +56,15 @@ class QuotaGate(Protocol):
     def consume(self, team_id: str) -> QuotaDecision:
         """Atomically take one diagnosis from the workspace's daily quota."""
         ...
+
+    def reserve(self, team_id: str, reservation: str, *, ttl: int) -> QuotaDecision:
+        """Hold one unit before the work (idempotent per `reservation`; reclaimed after `ttl` s)."""
+        ...
+
+    def commit(self, reservation: str) -> bool:
+        """The post landed: the held unit is used (idempotent)."""
+        ...
+
+    def release(self, reservation: str) -> bool:
+        """Nothing was posted (failed for good, nothing to post): the held unit comes back."""
+        ...

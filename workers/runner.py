@@ -9,6 +9,10 @@ parent and inherited by every work-horse. Two RQ timings are shortened so a work
 - maintenance (`StartedJobRegistry.cleanup`, which re-queues expired executions while retries are
   left) runs every `maintenance_interval` seconds, and the blocking dequeue wakes up that often.
 
+A job that fails for good (its RQ retries are spent: it raised, its work-horse died, or it was
+abandoned) gives back the quota unit it reserved (`workers.pipeline.settle_reservation`); a retried
+job keeps it.
+
 `run_worker` runs one worker; `denpex worker` supervises several of them.
 """
 
@@ -18,12 +22,19 @@ import ctypes
 import os
 import signal
 import sys
+from types import TracebackType
 from typing import Any
 
+import redis
+import structlog
 from rq import Queue, Worker
-from rq.job import Job
+from rq.exceptions import AbandonedJobError
+from rq.job import Job, JobStatus
 
 from workers.context import WorkerContext, reset_current, set_current
+from workers.pipeline import settle_reservation
+
+log = structlog.get_logger("denpex.runner")
 
 _PR_SET_PDEATHSIG = 1
 
@@ -61,6 +72,33 @@ class DenpexWorker(Worker):
         super().setup_work_horse_signals()  # type: ignore[no-untyped-call]  # rq leaves it untyped
         die_with_parent(signal.SIGKILL)
 
+    def settle(self, job: Job) -> None:
+        """Give back (or, if its post landed, commit) the quota unit of a job that failed for good."""
+        if self.context is None or not job.args:
+            return
+        try:
+            settle_reservation(self.context, str(job.args[0]))
+        except redis.RedisError:  # the reservation lapses after its TTL instead
+            log.warning("quota_settle_failed", rq_job=job.id, exc_info=True)
+
+    def handle_job_failure(self, job: Job, queue: Queue, *args: Any, **kwargs: Any) -> None:
+        """RQ's failure handling (retry or fail); a job it marked failed (or stopped) is settled."""
+        super().handle_job_failure(job, queue, *args, **kwargs)
+        try:
+            final = job.get_status(refresh=True) in (JobStatus.FAILED, JobStatus.STOPPED)
+        except redis.RedisError:  # the reservation lapses after its TTL instead
+            return
+        if final:
+            self.settle(job)
+
+    def settle_abandoned(
+        self, job: Job, exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
+    ) -> None:
+        """Exception handler: an abandoned job (its worker died) with no retries left is settled here,
+        since RQ's registry cleanup fails it without `handle_job_failure`."""
+        if exc_type is AbandonedJobError and not job.should_retry:
+            self.settle(job)
+
     def perform_job(self, job: Job, queue: Queue, *args: Any, **kwargs: Any) -> bool:
         if self.context is None:
             return super().perform_job(job, queue, *args, **kwargs)
@@ -91,6 +129,7 @@ def build_worker(
     )
     worker.context = ctx
     worker.heartbeat_grace = heartbeat_grace
+    worker.push_exc_handler(worker.settle_abandoned)  # type: ignore[no-untyped-call]  # rq leaves it untyped
     return worker
 
 

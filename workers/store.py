@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from redis.typing import EncodableT
 
 from denpex.core.models import Diagnosis, JobRef
+from workers.redisconn import await_replica, wait_for_replica
 
 PREFIX = "denpex:"
 #: how long kernel logs from node epilogs wait for their job's failure report
@@ -296,11 +297,15 @@ class Store:
         return PostJournal.from_hash(raw, write=lambda changes: self.update_post(job_key, **changes))
 
     def update_post(self, job_key: str, **fields: str | int | float) -> None:
-        """Write journal fields as they are (the journal's steps, and tests that stage a crash)."""
+        """Write journal fields as they are (the journal's steps, and tests that stage a crash).
+
+        With Sentinel, each step is on the replica before the Slack call it guards (WAIT): a failover
+        must not forget a step, or the job's thread would be posted twice."""
         with self.r.pipeline() as pipe:
             pipe.hset(post_key(job_key), mapping={k: str(v) for k, v in fields.items()})
             pipe.expire(post_key(job_key), self.ttl)
             pipe.execute()
+        wait_for_replica(self.r)
 
     def acquire_post_lock(self, job_key: str, token: str, lease_seconds: int) -> bool:
         """Only one execution of a job posts at a time (a lease, so a dead holder cannot block forever)."""
@@ -365,6 +370,10 @@ class AsyncStore:
             pipe.hset(record_key(job_key), mapping=_fields(record.as_hash(rq_id)))
             pipe.expire(record_key(job_key), self.ttl)
             await pipe.execute()
+
+    async def replicated(self) -> None:
+        """With Sentinel: what was written so far is on the replica (WAIT) before a 2xx promises it."""
+        await await_replica(self.r)
 
     # ------------------------------------------------------------- node logs
     async def save_node_log(self, job_ref_key: str, node: str, entry: NodeLog) -> None:

@@ -22,6 +22,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.commands import register_commands
 from bot.slack.deps import SlackDeps
+from bot.slack.details import register_details
 from bot.slack.followups import register_followups
 from bot.slack.jobs import DefaultResolver, JobResolver, PipelineSubmitter, Submitter
 from bot.slack.llm import LlmPhraser
@@ -108,6 +109,7 @@ def create_slack_app(
     )
     register_commands(app, deps)
     register_followups(app, deps)
+    register_details(app, deps)  # the thread's Details button
     return app
 
 

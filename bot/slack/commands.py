@@ -1,7 +1,7 @@
 """`/denpex` slash commands: diagnose, help, quota, redeem, history.
 
 Slack wants an acknowledgement within 3 seconds, so `diagnose` acks first (an ephemeral "looking up
-the job") and only then resolves the job, takes the quota and queues; the outcome follows as an
+the job") and only then resolves the job, checks the quota and queues; the outcome follows as an
 ephemeral reply through `respond`. Every refusal says what to do next (`denpex.core.texts.slack`).
 """
 
@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from bot.slack.jobs import UnknownCluster, UnknownJobId
+from bot.slack.jobs import LinkedJobFolder, UnknownCluster, UnknownJobId
 from bot.slack.mrkdwn import clip, escape
 from denpex.core.ids import K8S_NAMESPACED_NAME, is_safe_id
 from denpex.core.texts import slack as texts
 from workers.posting import ROOT_EVENT
+from workers.quota import RedeemLimits, Throttled
 
 if TYPE_CHECKING:
     from slack_bolt.async_app import AsyncApp
@@ -85,8 +86,13 @@ class Commands:
         except UnknownJobId:
             await respond(texts.unknown_job(escape(job_id), escape(cluster or self.deps.settings.cluster)))
             return
+        except LinkedJobFolder as exc:  # refused now: the collector would fail on every retry
+            await respond(texts.job_folder_is_link(escape(exc.job_id), escape(exc.cluster), exc.outside))
+            return
         status = await asyncio.to_thread(self.deps.quota.status, command["team_id"])
-        if status.remaining <= 0:  # the worker takes the unit atomically; this is the early answer
+        # the early answer: units held by diagnoses in progress count too; the worker reserves the
+        # unit atomically before any work and posts the same note if a race took the last one
+        if status.remaining <= 0:
             await respond(texts.quota_blocked(texts.quota_exhausted_note(status.plan, status.limit)))
             return
         try:
@@ -106,8 +112,14 @@ class Commands:
         if len(args) != 1:
             await ack(texts.REDEEM_USAGE)
             return
-        result = await asyncio.to_thread(self.deps.quota.redeem, command["team_id"], args[0])
-        log.info("code_redeem", team_id=command["team_id"], status=result.status)  # never the code itself
+        team, user = command["team_id"], command.get("user_id") or ""
+        limits = RedeemLimits.from_settings(self.deps.settings)
+        result = await asyncio.to_thread(self.deps.quota.redeem_as, team, user, args[0], limits)
+        if isinstance(result, Throttled):
+            log.warning("code_redeem_throttled", team_id=team, user_id=user)
+            await ack(texts.redeem_throttled(result.minutes))
+            return
+        log.info("code_redeem", team_id=team, status=result.status)  # never the code itself
         await ack(
             texts.redeem_ok(result.expires_at, result.daily_limit)
             if result.ok

@@ -1,5 +1,7 @@
 """Follow-up questions in diagnosis threads: `message` events in threads the bot started, and
-`app_mention`. Answers come from the stored diagnosis and its knowledge entry (`answers.py`).
+`app_mention`. Answers come from the stored diagnosis's facts of this job (ranks, times, figures,
+lines) and its knowledge entry (`knowledge.answers`); the optional LLM only rephrases those facts, and
+what it was given is logged.
 
 Slack may deliver an event more than once (retries after a slow ack): each event id is answered once.
 Bolt runs every listener as its own task, so two questions in one thread are worked on concurrently;
@@ -84,8 +86,11 @@ class Followups:
         )
 
     async def answer_text(self, question: str, diagnosis: Diagnosis) -> str:
+        """This job's facts for the question's intent; the optional LLM only rephrases them."""
         answer = render(self.deps.answers.answer(diagnosis, question))
+        log.info("followup_intent", intent=answer.intent, known=answer.known)
         if self.deps.llm is not None and answer.known:
+            log.info("followup_llm_material", intent=answer.intent, material=answer.material)
             phrased = await self.deps.llm.phrase(question, answer.material, fallback="")
             if phrased:
                 return escape(phrased)

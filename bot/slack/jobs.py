@@ -17,6 +17,7 @@ from denpex.core.facts import slack_request_fact
 from denpex.core.ids import K8S_NAMESPACED_NAME, is_safe_id
 from denpex.core.models import JobRef, Scheduler
 from denpex.core.settings import Settings
+from integrations import safeopen
 from workers.admission import Admission, Admitted, JobEvent
 
 if TYPE_CHECKING:
@@ -32,6 +33,15 @@ class UnknownCluster(LookupError):
 
 class UnknownJobId(LookupError):
     pass
+
+
+class LinkedJobFolder(LookupError):
+    """The job's folder under `DENPEX_LOG_ROOT` is a link (or is reached through one). The collector
+    opens folders without following links, so queueing it would only fail on every retry."""
+
+    def __init__(self, cluster: str, job_id: str, *, outside: bool) -> None:
+        super().__init__(f"{cluster}/{job_id}")
+        self.cluster, self.job_id, self.outside = cluster, job_id, outside
 
 
 class JobResolver(Protocol):
@@ -74,10 +84,23 @@ class DefaultResolver:
             raise UnknownJobId(job_id)
         if scheduler is Scheduler.slurm:
             return self._slurm(name, job_id)
-        assert self.settings.log_root is not None
-        if not (self.settings.log_root / name / job_id).is_dir():
-            raise UnknownJobId(job_id)
+        self._files_folder(name, job_id)
         return JobRef(scheduler=scheduler, cluster=name, job_id=job_id)
+
+    def _files_folder(self, cluster: str, job_id: str) -> None:
+        """The job's folder exists and is opened as the collector opens it: no link followed."""
+        root = self.settings.log_root
+        assert root is not None
+        try:
+            with safeopen.opened_dir(root, [cluster, job_id]):
+                return
+        except safeopen.Refused as exc:
+            if not exc.link:
+                raise UnknownJobId(job_id) from None
+            outside = not (root / cluster / job_id).resolve().is_relative_to(root.resolve())
+            raise LinkedJobFolder(cluster, job_id, outside=outside) from None
+        except OSError:
+            raise UnknownJobId(job_id) from None
 
     def _slurm(self, cluster: str, job_id: str) -> JobRef:
         from integrations.slurm.lookup import find_job

@@ -4,11 +4,18 @@ Slack parses `<...>` as links and mentions and `&` as entities in every mrkdwn t
 blocks, so any text that came from logs (or from a user) goes through `escape` before it is put into
 a block: `<!channel>` then renders as the literal text and pings nobody. Clipping keeps each text
 within Slack's per-field limits without leaving a code fence open.
+
+Names that must show exactly as their owner typed them (a job named `*prod* run`, a state with a URL
+in it) also need mrkdwn's formatting and Slack's automatic linking switched off: `verbatim` puts them in
+inline code (no bold, italics or strike inside code), and a section built with `verbatim=True` asks
+Slack not to auto-link URLs or channel names in it (the text object's documented `verbatim` flag).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from typing import Any
 
 from knowledge.wording import ranges
 
@@ -33,6 +40,50 @@ def inline_code(text: str) -> str:
     return "`" + escape(text).replace("`", "'") + "`"
 
 
+def verbatim(text: str) -> str:
+    """`text` as its owner typed it: inline code (no formatting inside), escaped; `` ` `` becomes ˋ."""
+    return "`" + escape(text).replace("`", "\u02cb") + "`" if text else ""
+
+
+_SENTENCE_END = re.compile(r"(?<=[.;!?]) +(?=[A-Z(])")
+
+
+def shorten(text: str, limit: int) -> str:
+    """Cut `text` to `limit` characters at sentence or word boundaries, never inside a word or figure.
+
+    A long error line keeps its first sentence (what failed) and its last (often the figure the fix
+    refers to, as the allocator's "reserved but unallocated"); sentences in between are kept while they
+    fit, the rest become "…". One long sentence is cut at the last space before the limit.
+    """
+    if len(text) <= limit:
+        return text
+    parts = _SENTENCE_END.split(text)
+    if len(parts) > 1 and len(parts[0]) + len(parts[-1]) + 3 <= limit:
+        keep = {0, len(parts) - 1}
+        room = limit - len(parts[0]) - len(parts[-1]) - 3
+        for i in range(1, len(parts) - 1):
+            if len(parts[i]) + 3 <= room:
+                keep.add(i)
+                room -= len(parts[i]) + 3
+        out: list[str] = []
+        for i, part in enumerate(parts):
+            if i in keep:
+                out.append(part)
+            elif out and out[-1] != "…":
+                out.append("…")
+        return " ".join(out)
+    if len(parts) > 1 and len(parts[0]) + 2 <= limit:  # whole sentences from the start
+        kept = [parts[0]]
+        for part in parts[1:]:
+            if len(" ".join(kept)) + len(part) + 3 > limit:
+                break
+            kept.append(part)
+        return " ".join(kept) + " …"
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
+
+
 def clip(text: str, limit: int) -> str:
     """Cut `text` to at most `limit` characters, closing a code fence cut in half."""
     if len(text) <= limit:
@@ -52,18 +103,35 @@ def rank_ranges(ranks: Iterable[int]) -> str:
     return ranges(ranks)
 
 
-def section(text: str) -> dict:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, SECTION_LIMIT)}}
+def section(text: str, *, verbatim: bool = False) -> dict[str, Any]:
+    """A mrkdwn section; `verbatim=True`: Slack does not auto-link URLs or channel names in it."""
+    obj: dict[str, Any] = {"type": "mrkdwn", "text": clip(text, SECTION_LIMIT)}
+    if verbatim:
+        obj["verbatim"] = True
+    return {"type": "section", "text": obj}
 
 
-def header(text: str) -> dict:
+def button(text: str, action_id: str, value: str) -> dict[str, Any]:
+    return {
+        "type": "button",
+        "text": {"type": "plain_text", "text": clip(text, 75), "emoji": True},
+        "action_id": action_id,
+        "value": value[:2000],
+    }
+
+
+def actions(block_id: str, *elements: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "actions", "block_id": block_id, "elements": list(elements[:25])}
+
+
+def header(text: str) -> dict[str, Any]:
     return {"type": "header", "text": {"type": "plain_text", "text": clip(text, HEADER_LIMIT), "emoji": True}}
 
 
-def context(*texts: str) -> dict:
+def context(*texts: str) -> dict[str, Any]:
     elements = [{"type": "mrkdwn", "text": clip(t, CONTEXT_LIMIT)} for t in texts[:10] if t]
     return {"type": "context", "elements": elements}
 
 
-def divider() -> dict:
+def divider() -> dict[str, Any]:
     return {"type": "divider"}

@@ -9,11 +9,15 @@ parts are clipped and the full evidence goes into a files v2 upload instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from bot.slack.evidence import LOG_PREFIX, frame_row, initiating_lines, trigger_line, user_frame
 from bot.slack.mrkdwn import (
+    actions,
+    button,
     clip,
     code_safe,
     context,
@@ -23,8 +27,13 @@ from bot.slack.mrkdwn import (
     inline_code,
     rank_ranges,
     section,
+    shorten,
+    verbatim,
 )
 from denpex.core.models import Diagnosis, EvidenceLine, JobRef
+from denpex.core.texts import flightrec as fr_texts
+from denpex.core.texts import slack as texts
+from knowledge.jobfacts import JobFacts, fill
 from knowledge.schema import Entry
 from knowledge.wording import phase_words
 from workers.ports import EvidenceFile, SlackMessage
@@ -34,6 +43,12 @@ MAX_MESSAGE = 40_000
 ROOT_BLOCK = "denpex_root"
 EVIDENCE_LINES = 12
 LINE_CHARS = 300
+TAIL_LINES = 12  # of the initiating rank, under Details
+#: the thread's first reply stays about this many lines; the rest is behind the Details button
+THREAD_LINES = 25
+WRAP_CHARS = 120  # a line longer than this counts as several (Slack wraps it)
+DETAILS_ACTION = "denpex_details"
+DETAILS_BLOCK = "denpex_details"
 
 
 def root_block_id(job: JobRef) -> str:
@@ -52,22 +67,24 @@ def job_key_from_message(message: Mapping[str, Any]) -> str | None:
     return str(meta["job_key"]) if meta.get("job_key") else None
 
 
-def _evidence_code(lines: list[EvidenceLine], limit: int = EVIDENCE_LINES) -> str:
-    rows = [f"{ln.source}:{ln.line}  {clip(ln.text, LINE_CHARS)}" for ln in lines[:limit]]
+def _evidence_code(lines: Sequence[EvidenceLine], limit: int = EVIDENCE_LINES) -> str:
+    ordered = sorted(lines[:limit], key=lambda ln: (ln.source, ln.line))  # in the log's own order
+    chars = LINE_CHARS if limit > 3 else 2 * WRAP_CHARS  # the short form: two screen lines each
+    rows = [f"{ln.source}:{ln.line}  {shorten(ln.text, chars)}" for ln in ordered]
     return "```" + code_safe("\n".join(rows)) + "```" if rows else ""
 
 
 def _job_title(job: JobRef) -> str:
-    name = f" ({escape(job.name)})" if job.name else ""
+    name = f" ({verbatim(job.name)})" if job.name else ""  # as typed: `*prod*` is not bold, no links
     return f"Job {inline_code(job.job_id)}{name} on {inline_code(job.cluster)}"
 
 
 def _job_facts(job: JobRef) -> str:
-    facts = [f"state *{escape(job.state or 'FAILED')}*"]
+    facts = [f"state {verbatim(job.state or 'FAILED')}"]
     if job.exit_code:
         facts.append(f"exit {inline_code(job.exit_code)}")
     if job.user:
-        facts.append(f"user {escape(job.user)}")
+        facts.append(f"user {verbatim(job.user)}")
     if job.nodes:
         shown = ", ".join(job.nodes[:5]) + (f" +{len(job.nodes) - 5}" if len(job.nodes) > 5 else "")
         facts.append(f"nodes {escape(shown)}")
@@ -111,6 +128,44 @@ def headline(d: Diagnosis) -> str:
     return f"{escape(title)} — initiating {_rank_phrase(d)} ({round(d.confidence * 100)}% confidence)"
 
 
+#: (evidence lines, fix steps, root-cause characters, collateral groups, missing items) of the
+#: ever shorter forms of the thread's first reply; the Details button posts the rest
+_LEVELS: tuple[tuple[int, int | None, int | None, int | None, int | None], ...] = (
+    (3, None, None, 3, 2),
+    (2, 2, 300, 2, 1),
+    (1, 1, 200, 1, 1),
+    (1, 1, 120, 1, 0),
+    (1, 0, 120, 1, 0),
+)
+
+
+def line_count(blocks: Sequence[Mapping[str, Any]]) -> int:
+    """The lines the blocks take on screen (a long line counts as the lines Slack wraps it into)."""
+    total = 0
+    for block in blocks:
+        texts_ = [(block.get("text") or {}).get("text", "")] + [
+            e.get("text", "") for e in block.get("elements", [])
+        ]
+        for text in texts_:
+            if isinstance(text, str) and text:
+                total += sum(
+                    max(1, math.ceil(len(ln) / WRAP_CHARS)) for ln in text.replace("```", "").split("\n")
+                )
+    return total
+
+
+def flight_recorder_rows(d: Diagnosis) -> list[str]:
+    """ "Flight Recorder: ranks 12 and 14 never entered all_gather #39416 in TP (the 14 others did)"."""
+    rows = []
+    for g in d.collectives.groups:
+        if g.missing:
+            line = fr_texts.summary(
+                g.missing, g.front_op or "collective", g.front_seq, g.group_desc or g.group_id, g.entered
+            )
+            rows.append(escape(line))
+    return rows[:3]
+
+
 class BlockKitRenderer:
     """Renders failures for Slack; `entries` (knowledge id → Entry) supplies fix snippets."""
 
@@ -124,7 +179,7 @@ class BlockKitRenderer:
     ) -> SlackMessage:
         title = f":rotating_light: *{_job_title(job)} failed*"
         blocks: list[dict[str, Any]] = [
-            dict(section(f"{title}\n{_job_facts(job)}"), block_id=root_block_id(job))
+            dict(section(f"{title}\n{_job_facts(job)}", verbatim=True), block_id=root_block_id(job))
         ]
         if diagnosis is not None:
             blocks.append(section(f"*Cause:* {headline(diagnosis)}"))
@@ -137,67 +192,115 @@ class BlockKitRenderer:
         return SlackMessage(text=clip(escape(text), 3000), blocks=blocks)
 
     # ------------------------------------------------------------------ thread
-    def _initiating_blocks(self, d: Diagnosis) -> list[dict[str, Any]]:
+    def _initiating_blocks(self, d: Diagnosis, evidence: int) -> list[dict[str, Any]]:
         when = f" at {escape(d.initiating.time)}" if d.initiating.time else ""
-        text = f"*Failed first:* {_rank_phrase(d)}{when}{_phase_phrase(d)}"
-        code = _evidence_code(d.initiating.evidence, self.evidence_lines)
-        return [section(f"{text}\n{code}" if code else text)]
+        rows = [f"*Failed first:* {_rank_phrase(d)}{when}{_phase_phrase(d)}"]
+        lines = initiating_lines(d)
+        if (trig := trigger_line(lines)) is not None:
+            said = escape(shorten(LOG_PREFIX.sub("", trig.text).strip(), 110))
+            rows.append(f"*Trigger:* `{escape(trig.source)}:{trig.line}` {said}")
+        if (frame := user_frame(lines)) is not None:
+            rows.append(frame_row(frame))
+        code = _evidence_code(d.initiating.evidence, evidence)
+        return [section("\n".join(rows) + (f"\n{code}" if code else ""))]
 
-    def _fix_blocks(self, d: Diagnosis) -> list[dict[str, Any]]:
-        blocks = [section(f"*Root cause:* {escape(d.root_cause)}")] if d.root_cause else []
+    def _fix_blocks(self, d: Diagnosis, steps: int | None, cause: int | None) -> list[dict[str, Any]]:
+        root = shorten(d.root_cause, cause) if cause is not None else d.root_cause
+        blocks = [section(f"*Root cause:* {escape(root)}")] if root else []
         entry = self.entries.get(d.entry.id) if d.entry else None
-        fix = escape(d.fix) if d.fix else ""
-        if not fix and entry is not None:
-            fix = "\n".join(f"{i}. {escape(s)}" for i, s in enumerate(entry.fix.steps, 1))
-        if fix:
-            blocks.append(section(f"*Fix:*\n{fix}"))
-        snippet = d.fix_snippet or (entry.fix.snippet if entry is not None else "")
-        if snippet:
+        rows = d.fix.split("\n") if d.fix else []
+        if not rows and entry is not None:
+            rows = [f"{i}. {s}" for i, s in enumerate(entry.fix.steps, 1)]
+        if rows:
+            shown = (
+                rows
+                if steps is None or len(rows) <= steps
+                else [*rows[:steps], texts.more_in_details(len(rows) - steps)]
+            )
+            blocks.append(section("*Fix:*\n" + "\n".join(escape(r) for r in shown)))
+        snippet = d.fix_snippet or (fill(entry.fix.snippet, JobFacts()).strip() if entry is not None else "")
+        if snippet:  # shown whole, once: half a command is worse than none
             blocks.append(section("```" + code_safe(clip(snippet, 2800)) + "```"))
         if d.verify:
             blocks.append(section(f"*Verify the fix:*\n```{code_safe(d.verify)}```"))
         return blocks
 
-    def _collateral_blocks(self, d: Diagnosis) -> list[dict[str, Any]]:
-        if not d.collateral:
-            return []
+    def _collateral_blocks(self, d: Diagnosis, groups: int | None = None) -> list[dict[str, Any]]:
         rows = []
-        for group in d.collateral:
+        for group in d.collateral[:groups]:
             why = f" — {escape(group.why)}" if group.why else ""
             later = _later(d.initiating.time, group.first_time)
             rows.append(f"• ranks {rank_ranges(group.ranks)}: {escape(group.category)}{later}{why}")
-        return [section("*Collateral (failed because of it):*\n" + "\n".join(rows))]
+        if groups is not None and len(d.collateral) > groups:
+            rows.append(texts.more_in_details(len(d.collateral) - groups))
+        blocks = [section("*Collateral (failed because of it):*\n" + "\n".join(rows))] if rows else []
+        if fr := flight_recorder_rows(d):
+            blocks.append(section("\n".join(fr)))
+        return blocks
 
-    def _missing_blocks(self, d: Diagnosis) -> list[dict[str, Any]]:
+    def _missing_blocks(self, d: Diagnosis, items: int | None = None) -> list[dict[str, Any]]:
         if not d.missing_evidence:
             return []
-        rows = [f"• {escape(m.what)} → {escape(m.next_action)}" for m in d.missing_evidence]
+        rows = [f"• {escape(m.what)} → {escape(m.next_action)}" for m in d.missing_evidence[:items]]
+        if items is not None and len(d.missing_evidence) > items:
+            rows.append(texts.more_in_details(len(d.missing_evidence) - items))
         return [section("*Missing evidence:*\n" + "\n".join(rows))]
 
-    def _footer(self, d: Diagnosis) -> dict[str, Any]:
+    def _footer(self, d: Diagnosis, short: bool = False) -> dict[str, Any]:
         s = d.stats
         parts = [f"confidence {round(d.confidence * 100)}%", f"category `{escape(d.category)}`"]
         if d.entry:
             parts.append(f"entry `{escape(d.entry.id)}`")
+        if short:  # the rest is under Details
+            return context(" · ".join(parts))
         if d.alternatives:
             parts.append("also possible: " + ", ".join(escape(a.title) for a in d.alternatives[:3]))
         parts.append(f"{s.ranks} ranks, {s.files} files, {s.bytes:,} bytes in {s.seconds:.2f}s")
         return context(" · ".join(parts))
 
+    def _body(self, d: Diagnosis, level: int | None) -> list[dict[str, Any]]:
+        """The thread's content: all of it (`level` None), or ever shorter (0-2) behind a Details button."""
+        caps = (None, None, None, None, None) if level is None else _LEVELS[level]
+        evidence, steps, cause, groups, items = caps
+        return [
+            *self._initiating_blocks(d, self.evidence_lines if evidence is None else evidence),
+            *self._fix_blocks(d, steps, cause),
+            *self._collateral_blocks(d, groups),
+            *self._missing_blocks(d, items),
+        ]
+
     def thread_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:
         d = diagnosis
         title = d.entry.title if d.entry else d.category.replace("_", " ")
-        blocks = [
-            header(title),
-            *self._initiating_blocks(d),
-            *self._fix_blocks(d),
-            *self._collateral_blocks(d),
-            *self._missing_blocks(d),
-            divider(),
-            self._footer(d),
-        ]
         text = clip(escape(f"{title}: initiating rank {d.initiating.rank} — {d.root_cause}"), 3000)
+        footer = [divider(), self._footer(d)]
+        blocks = [header(title), *self._body(d, None), *footer]
+        if line_count(blocks) > THREAD_LINES:  # the short form, the rest behind the Details button
+            more = actions(DETAILS_BLOCK, button(texts.DETAILS_BUTTON, DETAILS_ACTION, job.key))
+            footer = [divider(), self._footer(d, short=True)]
+            for level in range(len(_LEVELS)):
+                blocks = [header(title), *self._body(d, level), more, *footer]
+                if line_count(blocks) <= THREAD_LINES:
+                    break
         return _split(blocks, text)
+
+    def details_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:
+        """Everything the short thread left out: all evidence, every fix step, group and missing item."""
+        d = diagnosis
+        blocks = [header(texts.DETAILS_HEADER), *self._body(d, None)]
+        tail = next((t for t in d.tails if t.rank is not None and t.rank == d.initiating.rank), None)
+        if tail is not None and tail.lines:
+            last = "\n".join(f"{ln.line}  {shorten(ln.text, LINE_CHARS)}" for ln in tail.lines[-TAIL_LINES:])
+            heading = f"*Last lines of rank {tail.rank}* (`{escape(tail.source)}`)"
+            blocks.append(section(f"{heading}\n```{code_safe(last)}```"))
+        if d.alternatives:
+            rows = [
+                f"• {escape(a.title)} — {escape(a.why)}" if a.why else f"• {escape(a.title)}"
+                for a in d.alternatives
+            ]
+            blocks.append(section("*Also possible:*\n" + "\n".join(rows)))
+        blocks += [divider(), self._footer(d)]
+        return _split(blocks, clip(escape(texts.details_text(job.job_id, job.cluster)), 3000))
 
     # ------------------------------------------------------------------ file
     def evidence_file(self, job: JobRef, diagnosis: Diagnosis) -> EvidenceFile | None:

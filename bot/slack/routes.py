@@ -2,7 +2,9 @@
 composition root (`denpex.cli._runtime.slack_route_installers`) with the server's Redis client, its
 `Admission` and the job resolver.
 
-- `SLACK_BOT_TOKEN` + `SLACK_SIGNING_SECRET`: Bolt at `POST /slack/events` (Events API, slash commands).
+- `SLACK_BOT_TOKEN` + `SLACK_SIGNING_SECRET`: Bolt at `POST /slack/events` (Events API, slash commands),
+  behind `signature_first`: every request under `/slack/` is read (deadline, size cap) and its Slack
+  signature checked on the raw bytes before Bolt or anything else parses it.
 - `SLACK_BOT_TOKEN` + `SLACK_APP_TOKEN`: Socket Mode, connected when the server starts and closed when
   it stops — for clusters behind a firewall; the same listeners.
 Neither: no Slack routes; the webhook server runs alone.
@@ -15,15 +17,44 @@ from collections.abc import Callable
 import redis
 import structlog
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 
 from bot.slack.app import create_slack_app, install_slack_routes, make_client, socket_mode_handler
 from bot.slack.jobs import JobResolver, PipelineSubmitter
+from bot.webhooks import HookError, check_slack_body, check_slack_signature, read_raw_body
 from denpex.core.settings import Settings
 from workers.admission import Admission
 
 log = structlog.get_logger("denpex.slack")
 SOCKET = web.AppKey("denpex_slack_socket", AsyncSocketModeHandler)
+#: every path Slack may call; anything under it is verified before it is parsed
+SLACK_PREFIX = "/slack/"
+
+
+def signature_first(settings: Settings, secret: str, clock: Callable[[], float]) -> Middleware:
+    """A middleware that answers 401 (unsigned, stale, tampered) or 400 (signed but unparseable)
+    before a Slack route's handler runs.
+
+    Bolt builds its request, parsing the body, before it verifies the signature: an unsigned body
+    that breaks the parser (deep nesting) was a 500 with a traceback. Here the raw bytes are read
+    under the webhook deadline and size cap, authenticated, then checked the way Bolt will read them.
+    """
+
+    @web.middleware
+    async def verify(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if not request.path.startswith(SLACK_PREFIX):
+            return await handler(request)
+        try:
+            body = await read_raw_body(request, settings.max_body_bytes, settings.body_timeout_seconds)
+            check_slack_signature(request.headers, body, secret, clock())
+            check_slack_body(request.content_type, request.charset, body)
+        except HookError as exc:
+            log.debug("slack_request_refused", reason=exc.reason, path=request.path)
+            return exc.response()
+        return await handler(request)
+
+    return verify
 
 
 def route_installers(
@@ -44,6 +75,9 @@ def route_installers(
             submitter=PipelineSubmitter(admission),
         )
         if has_http:
+            assert settings.slack_signing_secret is not None
+            secret = settings.slack_signing_secret.get_secret_value()
+            web_app.middlewares.append(signature_first(settings, secret, admission.clock))
             install_slack_routes(web_app, slack_app)
         if has_socket:
             assert settings.slack_app_token is not None

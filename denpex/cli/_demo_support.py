@@ -127,6 +127,8 @@ def _block_texts(block: dict[str, Any]) -> list[str]:
     for element in block.get("elements") or []:
         if isinstance(element, dict) and isinstance(element.get("text"), str):
             out.append(element["text"])
+        elif isinstance(element, dict) and element.get("type") == "button":  # the thread's Details button
+            out.append(f"[ {element['text']['text']} ]")
         elif isinstance(element, dict) and str(element.get("type", "")).startswith("rich_text_"):
             out.append("".join(str(e.get("text", "")) for e in element.get("elements") or []))
     return out

@@ -78,6 +78,21 @@ def make_renderer(entries: Mapping[str, Entry] | None = None) -> Renderer:
     return BlockKitRenderer(entries=entries)
 
 
+def redis_client(settings: Settings, *, worker: bool = False) -> redis.Redis:
+    """The process's synchronous Redis client, from `REDIS_URL` or Sentinel (`workers.redisconn`).
+
+    A worker waits out a failover (about 7 s of retries) rather than fail the job it is running; a
+    command-line tool gives up sooner. Raises `MissingSetting` when Redis is not configured."""
+    from workers.redisconn import ClientOptions, RedisTarget, sync_client
+
+    options = ClientOptions(socket_timeout=5, connect_timeout=5, retries=3)
+    if worker:
+        options = ClientOptions(
+            socket_timeout=30, connect_timeout=5, retries=6, backoff_base=0.1, backoff_cap=2
+        )
+    return sync_client(RedisTarget.from_settings(settings), options)
+
+
 def make_quota(client: redis.Redis) -> QuotaGate:
     from workers.quota import Quota
 
@@ -93,16 +108,13 @@ def build_worker_context(
     entries: Path | None = None,
 ) -> WorkerContext:
     """Everything a worker needs; posts to Slack when a bot token and channel are configured."""
-    import redis
-
     from integrations.slack_client import make_web_client
     from knowledge.engine import Engine
     from knowledge.masking import Masker
     from workers.collect import CollectorRegistry
     from workers.context import AlwaysAllow, WorkerContext
 
-    settings.require("REDIS_URL")
-    client = redis.Redis.from_url(settings.redis_url or "", socket_connect_timeout=5, socket_timeout=30)
+    client = redis_client(settings, worker=True)
     masker = Masker.default()
     engine = Engine.load(entries, masker=masker)
     token = _secret(settings.slack_bot_token)

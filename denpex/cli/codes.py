@@ -33,22 +33,24 @@ def register(app: typer.Typer) -> None:
 def run_create(days: int, daily_limit: int, count: int, redeem_within: int) -> int:
     import redis
 
+    from denpex.cli._runtime import redis_client
     from denpex.core.settings import MissingSetting, Settings
     from workers.quota import Quota
+    from workers.redisconn import RedisTarget
 
     settings = Settings()
     try:
-        settings.require("REDIS_URL")
+        where = RedisTarget.from_settings(settings).describe()
+        client = redis_client(settings)
     except MissingSetting as exc:
         print(texts.codes_error(str(exc)), file=sys.stderr)
         return 2
-    client = redis.Redis.from_url(settings.redis_url or "", socket_connect_timeout=5)
     try:
         minted = Quota(client).create_codes(
             days=days, daily_limit=daily_limit, count=count, redeem_within_days=redeem_within
         )
     except redis.RedisError as exc:
-        print(texts.codes_error(f"cannot reach Redis at REDIS_URL ({type(exc).__name__})"), file=sys.stderr)
+        print(texts.codes_error(f"cannot reach Redis at {where} ({type(exc).__name__})"), file=sys.stderr)
         return 1
     finally:
         client.close()

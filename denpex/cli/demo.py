@@ -48,8 +48,8 @@ def run(*, timeout: float = 60.0, keep: bool = False) -> int:
     started: list[Proc] = []
     try:
         settings = Settings()
-        redis_url = settings.redis_url
-        if not redis_url:
+        redis_url = settings.redis_url or ""
+        if not redis_url and not settings.sentinels:  # Sentinel configured: the demo uses it
             proc, redis_url = support.start_redis(workdir)
             started.append(proc)
         return asyncio.run(_pipeline(settings, redis_url, workdir, started, timeout, keep))
@@ -81,7 +81,7 @@ async def _pipeline(
     log_root = workdir / "logs"
     support.stage_logs(LOGS, log_root, "demo", job_id)
     settings = settings.model_copy(
-        update={"redis_url": redis_url, "log_root": log_root, "webhook_secret": _secret_str(secret)}
+        update={"redis_url": redis_url or None, "log_root": log_root, "webhook_secret": _secret_str(secret)}
     )
     env = {
         **os.environ,
@@ -98,7 +98,10 @@ async def _pipeline(
     port = support.free_port()
     await web.TCPSite(runner, "127.0.0.1", port).start()
     url = f"http://127.0.0.1:{port}"
-    print(texts.demo_banner(url, redis_url), file=sys.stderr)
+    print(
+        texts.demo_banner(url, redis_url or f"DENPEX_REDIS_SENTINELS={settings.redis_sentinels}"),
+        file=sys.stderr,
+    )
     try:
         return await _send_and_show(settings, url, secret, job_id, wait_seconds, workdir, keep, worker)
     finally:
@@ -158,10 +161,8 @@ async def _send_and_show(
     keep: bool,
     worker: Proc,
 ) -> int:
-    import redis
-
     from denpex.cli import _demo_support as support
-    from denpex.cli._runtime import make_renderer
+    from denpex.cli._runtime import make_renderer, redis_client
     from knowledge.schema import ENTRIES_DIR, load_entries
     from workers.store import Store
 
@@ -171,7 +172,7 @@ async def _send_and_show(
     print(texts.demo_sent(job_key, answer.get("status", answer.get("error", "?"))), file=sys.stderr)
     entries = {e.id: e for e in await asyncio.to_thread(load_entries, ENTRIES_DIR)}
     redis_url = settings.redis_url or ""  # set by _pipeline (the demo's own server when unset)
-    store = Store(redis.Redis.from_url(redis_url), result_ttl=settings.result_ttl_seconds)
+    store = Store(redis_client(settings), result_ttl=settings.result_ttl_seconds)
     posting = bool(settings.slack_bot_token and settings.channel)
     diagnosis = await _wait(store, job_key, posting, wait_seconds, worker)
     if diagnosis is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from denpex.core.texts import cli as texts
 
@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     import typer
 
 PROGRESS_MIN_BYTES = 256 << 20
+
+
+class BadArguments(Exception):
+    """The command line does not parse; `str()` is argparse's one-line reason."""
 
 
 def register(app: typer.Typer) -> None:
@@ -30,8 +34,9 @@ def register(app: typer.Typer) -> None:
         entries: Path | None = typer.Option(
             None, "--entries", envvar="DENPEX_ENTRIES", help=texts.ENTRIES_HELP
         ),
+        jobs: int = typer.Option(0, "--jobs", "-j", min=0, help=texts.JOBS_HELP),
     ) -> None:
-        raise typer.Exit(run(paths, fmt, entries))
+        raise typer.Exit(run(paths, fmt, entries, jobs))
 
 
 def fast_path(argv: list[str]) -> int | None:
@@ -44,40 +49,84 @@ def fast_path(argv: list[str]) -> int | None:
     import argparse
     import os
 
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:  # one line of ours, not argparse's usage block
+            raise BadArguments(message)
+
+    parser = Parser(add_help=False, allow_abbrev=False, exit_on_error=False)
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--format", "-f", dest="fmt", default="text")
     parser.add_argument("--entries", type=Path, default=None)
+    parser.add_argument("--jobs", "-j", type=_jobs, default=0)  # a bad value: Typer says why
     if any(a in ("--help", "-h", "--") for a in argv):
         return None
     try:
         ns, rest = parser.parse_known_args(argv)
-    except (argparse.ArgumentError, SystemExit):
-        return None
+    except (argparse.ArgumentError, BadArguments) as exc:
+        if _typer_only(argv):
+            return None
+        print(texts.bad_arguments(str(exc)), file=sys.stderr)
+        return 2
     if rest:
-        return None
+        if _typer_only(rest):
+            return None  # an option of the command that this fast parser does not know
+        print(texts.bad_arguments(f"unknown option {rest[0]!r}"), file=sys.stderr)
+        return 2
     entries = ns.entries
     if entries is None and os.environ.get("DENPEX_ENTRIES"):
         entries = Path(os.environ["DENPEX_ENTRIES"])
-    return run(list(ns.paths), ns.fmt, entries)
+    return run(list(ns.paths), ns.fmt, entries, ns.jobs)
 
 
-def run(paths: list[Path], fmt: str, entries: Path | None = None) -> int:
-    """The command body, separate from Typer so tests and other commands can call it."""
+def _jobs(value: str) -> int:
+    """`--jobs N`: N ≥ 0 (0, the default, is one process per CPU)."""
+    n = int(value)
+    if n < 0:
+        raise ValueError(value)
+    return n
+
+
+def _typer_only(args: list[str]) -> bool:
+    """True when `args` hold an option Typer's `diagnose` has and the fast parser lacks (Typer parses
+    them); every other bad command line is one line from the fast path, never a usage block."""
+    import typer
+
+    from denpex.cli import create_cli
+
+    group = typer.main.get_command(create_cli())
+    command = group.commands["diagnose"]  # type: ignore[attr-defined]
+    known = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+    fast = {"--format", "-f", "--entries"}
+    return any(a.split("=", 1)[0] in known - fast for a in args if a.startswith("-"))
+
+
+def run(paths: list[Path], fmt: str, entries: Path | None = None, jobs: int = 0) -> int:
+    """The command body, separate from Typer so tests and other commands can call it. `jobs`: processes
+    that scan sources (0: one per CPU; small jobs are scanned in this process whatever it says)."""
     from knowledge.engine import Engine
+    from knowledge.parallel import resolve_jobs
     from knowledge.schema import EntryError
     from knowledge.sources import UnreadableInput, discover
 
     if fmt not in ("text", "json"):
         print(texts.bad_format(fmt), file=sys.stderr)
         return 2
+    from denpex.core.models import MissingEvidence
+    from knowledge.wording import unreadable_file
+
+    skipped: list[MissingEvidence] = []  # one unreadable file is named, the rest is still diagnosed
+
+    def skip(path: Path, message: str) -> None:
+        what, action = unreadable_file(message)
+        skipped.append(MissingEvidence(what=what, next_action=action))
+
     try:
-        srcs = discover(paths)
+        srcs = discover(paths, on_unreadable=skip)
     except UnreadableInput as exc:
         print(texts.unreadable(str(exc)), file=sys.stderr)
         return 2
     if not srcs:
-        print(texts.no_sources(), file=sys.stderr)
+        print(texts.unreadable(skipped[0].what) if skipped else texts.no_sources(), file=sys.stderr)
         return 2
     try:
         engine = Engine.load(entries, cache_dir=_cache_dir())
@@ -87,9 +136,9 @@ def run(paths: list[Path], fmt: str, entries: Path | None = None) -> int:
     total = sum(_size(s.path) for s in srcs)
     try:
         if total >= PROGRESS_MIN_BYTES and sys.stderr.isatty():
-            diag = _with_progress(engine, srcs, total)
+            diag = _with_progress(engine, srcs, total, skipped, resolve_jobs(jobs))
         else:
-            diag = engine.diagnose(srcs)
+            diag = engine.diagnose(srcs, missing=skipped, jobs=resolve_jobs(jobs))
     except OSError as exc:  # a file vanished or became unreadable mid-scan
         print(texts.unreadable(f"{exc.filename or ''}: {exc.strerror or exc}".strip(": ")), file=sys.stderr)
         return 2
@@ -124,7 +173,7 @@ def _size(path: Path | None) -> int:
         return 0
 
 
-def _with_progress(engine, srcs, total):
+def _with_progress(engine, srcs, total, missing=(), jobs=1):
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
@@ -137,7 +186,9 @@ def _with_progress(engine, srcs, total):
         transient=True,
     ) as bar:
         task = bar.add_task("scan", total=total)
-        return engine.diagnose(srcs, progress=lambda n: bar.update(task, completed=n))
+        return engine.diagnose(
+            srcs, missing=missing, progress=lambda n: bar.update(task, completed=n), jobs=jobs
+        )
 
 
 def render(diag) -> None:
@@ -154,6 +205,12 @@ def render(diag) -> None:
     out.print(f"[bold]{texts.confidence_line(diag.category, diag.confidence)}[/]")
     ini = diag.initiating
     out.print(f"[bold]{texts.INITIATING}:[/] {escape(texts.initiating_line(ini.rank, ini.node, ini.time))}")
+    if diag.suspect_ranks:  # every rank the Flight Recorder dumps implicate, with why (a few)
+        from denpex.core.texts import flightrec as fr_texts
+
+        out.print(f"[bold]{escape(fr_texts.suspects_line(diag.suspect_ranks))}[/]")
+        for s in diag.collectives.suspects[:8]:
+            out.print(f"  {escape(fr_texts.suspect_detail(s.rank, s.why[:200]))}")
     for head, body in ((texts.ROOT_CAUSE, diag.root_cause), (texts.FIX, diag.fix)):
         if body:
             out.print(f"\n[bold]{head}[/]\n{escape(body)}")

@@ -50,6 +50,8 @@ def run(host: str, port: int, source: str, max_bytes: int) -> int:
         mask=masker.mask,
         source=source,
         max_bytes=max_bytes,
+        dumps_root=settings.fr_host_path,  # Flight Recorder dumps of the pods (off when unset)
+        dump_max_bytes=settings.fr_max_bytes,
     )
     web.run_app(app, host=host, port=port, access_log=None, print=None, shutdown_timeout=5)
     return 0

@@ -31,7 +31,7 @@ def run(host: str, port: int) -> int:
     settings = Settings()
     configure_logging(settings.log_level)
     try:
-        settings.require("REDIS_URL", "DENPEX_WEBHOOK_SECRET")
+        settings.require("DENPEX_WEBHOOK_SECRET")  # Redis (URL or Sentinel): build_deps
         deps = build_deps(settings, Masker.default())
     except MissingSetting as exc:
         print(texts.error("serve", str(exc)), file=sys.stderr)
@@ -44,8 +44,17 @@ def run(host: str, port: int) -> int:
         host=host,
         port=port,
         access_log=None,
-        print=None,
+        print=lambda message: _announce(message, host, port, settings.log_level),
         shutdown_timeout=10,
         backlog=LISTEN_BACKLOG,
     )
     return 0
+
+
+def _announce(message: str, host: str, port: int, log_level: str) -> None:
+    """One line once the server listens: its URL (aiohttp's message names the bound socket) and logs."""
+    import re
+
+    found = re.search(r"https?://\S+", message)
+    url = found.group(0).rstrip(",") if found else f"http://{host}:{port}"
+    print(texts.serving(url, log_level), file=sys.stderr, flush=True)

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import typer
 
 from denpex.core.texts import k8s as texts
 from denpex.core.texts import service as service_texts
+
+if TYPE_CHECKING:
+    from denpex.core.settings import Settings
+    from integrations.kubernetes.reported import RedisReported
 
 
 def register(app: typer.Typer) -> None:
@@ -60,6 +65,29 @@ def serve_health(port: int, healthy: Callable[[], bool]) -> None:
     threading.Thread(target=server.serve_forever, name="healthz", daemon=True).start()
 
 
+def open_reported(settings: Settings) -> RedisReported | None:
+    """What was reported, in Redis (`REDIS_URL` or Sentinel) when configured and answering, else None
+    (the watcher then remembers in memory). Redis is optional for the watcher: it only dedupes."""
+    import redis
+    import structlog
+
+    from denpex.cli._runtime import redis_client
+    from integrations.kubernetes.reported import RedisReported
+
+    if not settings.redis_url and not settings.sentinels:
+        return None
+    client = redis_client(settings)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        structlog.get_logger("denpex.k8s.reported").warning(
+            "reported_redis_unavailable", error=type(exc).__name__, fallback="memory"
+        )
+        client.close()
+        return None
+    return RedisReported(client)
+
+
 def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int, health_port: int = 0) -> int:
     import signal
 
@@ -68,7 +96,7 @@ def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int, health_po
     from denpex.cli._runtime import configure_logging
     from denpex.core.settings import MissingSetting, Settings
     from integrations.kubernetes import load_api_client
-    from integrations.kubernetes.reported import open_reported
+    from integrations.kubernetes.reported import MemoryReported
     from integrations.kubernetes.sender import HookSender
     from integrations.kubernetes.watcher import Watcher, WatchOptions
 
@@ -92,7 +120,7 @@ def run(kubeconfig: str | None, watch_timeout: int, max_restarts: int, health_po
         watch_timeout=watch_timeout,
         max_restarts=max_restarts,
     )
-    watcher = Watcher(api, sender.send, options, reported=open_reported(settings.redis_url))
+    watcher = Watcher(api, sender.send, options, reported=open_reported(settings) or MemoryReported())
     signal.signal(signal.SIGTERM, lambda *_: watcher.stop_event.set())
     watcher.start()
     if health_port:

@@ -86,6 +86,13 @@ def run(
     except (MissingSetting, StartupError, ValueError) as exc:
         print(texts.error("worker", str(exc)), file=sys.stderr)
         return 2
+    if ctx.slack is None:  # said once, here, not per job
+        unset = [
+            n
+            for n, v in (("SLACK_BOT_TOKEN", settings.slack_bot_token), ("DENPEX_CHANNEL", settings.channel))
+            if not v
+        ]
+        print(texts.worker_prints(unset or ["Slack posting"]), file=sys.stderr, flush=True)
     return _supervise(ctx, processes, burst, options or {})
 
 

@@ -8,9 +8,11 @@ a malformed value fails loudly where it is built rather than three processes lat
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from enum import StrEnum
+from io import FileIO
 from pathlib import Path
 from typing import Literal
 
@@ -60,8 +62,9 @@ SourceKind = Literal["rank", "combined", "kernel", "scheduler", "flight_recorder
 class LogSource(BaseModel):
     """One stream of log lines: a rank's log, a combined log, a node's kernel log, or scheduler facts.
 
-    Exactly one of `path`, `data` and `chunks` is set (`chunks` streams from a remote API without
-    holding the whole log in memory; it is not serialised). `rank`, `node` and `kind` may be left
+    Exactly one of `path`, `data`, `chunks` and `file` is set (`chunks` streams from a remote API without
+    holding the whole log in memory; `file` is a log a collector opened and checked, read by offset and
+    never reopened by path; neither is serialised). `rank`, `node` and `kind` may be left
     `None` and the engine infers them from the name and the line prefixes. Scheduler facts (Slurm state,
     Kubernetes termination reasons, exit codes) travel as `kind="scheduler"` sources whose lines are
     plain sentences such as `slurm: JobState=OUT_OF_MEMORY ExitCode=0:125`, so the engine matches them
@@ -74,6 +77,7 @@ class LogSource(BaseModel):
     path: Path | None = None
     data: bytes | None = None
     chunks: Callable[[], Iterable[bytes]] | None = Field(default=None, exclude=True, repr=False)
+    file: FileIO | None = Field(default=None, exclude=True, repr=False)
     rank: int | None = None
     node: str | None = None
     kind: SourceKind | None = None
@@ -85,6 +89,12 @@ class LogSource(BaseModel):
             return
         if self.chunks is not None:
             yield from self.chunks()
+            return
+        if self.file is not None:  # by offset: the collector's descriptor, whoever else reads it
+            offset = 0
+            while chunk := os.pread(self.file.fileno(), 8 << 20, offset):
+                offset += len(chunk)
+                yield chunk
             return
         if self.path is None:
             return
@@ -218,6 +228,32 @@ class Collectives(BaseModel):
 # --- end Flight Recorder -------------------------------------------------------------------------
 
 
+class RankFact(BaseModel):
+    """One rank as the evidence shows it, kept so follow-up answers can state this job's facts."""
+
+    rank: int
+    node: str | None = None
+    gpu: str | None = None  # the PCI bus id NCCL printed for the rank's device
+    has_log: bool = False  # some line of the job was written by it
+    category: str | None = None  # the category of its first failure line
+    first_time: str | None = None
+    first_line: EvidenceLine | None = None
+    phase: str | None = None  # the phase its first failure line was in
+    last_step: int | None = None
+    last_step_line: EvidenceLine | None = None
+
+
+class RunFacts(BaseModel):
+    """The job as its logs show it: size, time span, launcher, and every rank (`RankFact`)."""
+
+    world_size: int | None = None
+    nodes: list[str] = Field(default_factory=list)
+    launcher: str | None = None
+    start: str | None = None
+    end: str | None = None
+    ranks: list[RankFact] = Field(default_factory=list)
+
+
 class Diagnosis(BaseModel):
     """The engine's answer. Its JSON form is the public contract of `denpex diagnose --format json`."""
 
@@ -238,3 +274,5 @@ class Diagnosis(BaseModel):
     #: sorted global ranks the collective traces implicate (ARCHITECTURE.md); details in `collectives`
     suspect_ranks: list[int] = Field(default_factory=list)
     collectives: Collectives = Field(default_factory=Collectives)
+    #: per-rank and job facts for follow-up answers (`knowledge.rankfacts`); empty in older diagnoses
+    facts: RunFacts = Field(default_factory=RunFacts)

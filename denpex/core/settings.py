@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -22,6 +22,38 @@ class Settings(BaseSettings):
     )
 
     redis_url: str | None = Field(default=None, alias="REDIS_URL")
+    #: Redis Sentinel instead of one fixed server: comma-separated `host:port` of the Sentinels. The
+    #: clients then follow the master they name across failovers; `REDIS_URL`, when also set, only
+    #: supplies the database number and the data nodes' user and password (its host is ignored).
+    redis_sentinels: str | None = Field(default=None, alias="DENPEX_REDIS_SENTINELS")
+    redis_sentinel_master: str = Field(default="mymaster", min_length=1, alias="DENPEX_REDIS_SENTINEL_MASTER")
+    redis_sentinel_password: SecretStr | None = Field(default=None, alias="DENPEX_REDIS_SENTINEL_PASSWORD")
+
+    @field_validator("redis_sentinels")
+    @classmethod
+    def _sentinel_addresses(cls, value: str | None) -> str | None:
+        """`host:port[,host:port…]`, checked at start-up so a typo is one line, not a failover surprise."""
+        if value is None or not value.strip():
+            return None
+        for item in value.split(","):
+            host, sep, port = item.strip().rpartition(":")
+            if not sep or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(f"expected host:port[,host:port...], got {item.strip()!r}")
+        return value
+
+    @property
+    def sentinels(self) -> list[tuple[str, int]]:
+        """The Sentinels' addresses (empty: no Sentinel, `REDIS_URL` is the one server)."""
+        items = [i.strip().rpartition(":") for i in (self.redis_sentinels or "").split(",") if i.strip()]
+        return [(host.strip("[]"), int(port)) for host, _, port in items]
+
+    def require_redis(self) -> None:
+        """Raise `MissingSetting` unless Redis is configured, by `REDIS_URL` or by Sentinels."""
+        if not self.redis_url and not self.sentinels:
+            raise MissingSetting(
+                "REDIS_URL is not set (nor DENPEX_REDIS_SENTINELS); it is required for this command"
+            )
+
     slack_bot_token: SecretStr | None = Field(default=None, alias="SLACK_BOT_TOKEN")
     slack_signing_secret: SecretStr | None = Field(default=None, alias="SLACK_SIGNING_SECRET")
     slack_app_token: SecretStr | None = Field(default=None, alias="SLACK_APP_TOKEN")
@@ -39,6 +71,9 @@ class Settings(BaseSettings):
     max_alerts: int = Field(default=50, ge=1, le=10_000, alias="DENPEX_MAX_ALERTS")
     #: seconds a webhook sender has to deliver its whole body (a slow sender is cut off with 408)
     body_timeout_seconds: float = Field(default=10.0, gt=0, le=300, alias="DENPEX_BODY_TIMEOUT")
+    #: seconds a connection has, from opening (or its previous response), to send a request's line and
+    #: headers; a slow sender (slowloris) is disconnected, and idle keep-alive connections close after it
+    header_timeout_seconds: float = Field(default=10.0, gt=0, le=300, alias="DENPEX_HEADER_TIMEOUT")
     log_root: Path | None = Field(default=None, alias="DENPEX_LOG_ROOT")
     url: str | None = Field(default=None, alias="DENPEX_URL")
     cluster: str = Field(default="default", alias="DENPEX_CLUSTER")
@@ -46,6 +81,8 @@ class Settings(BaseSettings):
     node_grace_seconds: float = Field(default=20.0, ge=0, alias="DENPEX_NODE_GRACE_SECONDS")
     max_body_bytes: int = Field(default=8 << 20, ge=1024, alias="DENPEX_MAX_BODY_BYTES")
     rank_byte_cap: int = Field(default=64 << 20, ge=4096, alias="DENPEX_RANK_BYTE_CAP")
+    #: processes that scan one job's logs in parallel (0: one per CPU), as `denpex diagnose --jobs`
+    scan_jobs: int = Field(default=0, ge=0, alias="DENPEX_SCAN_JOBS")
     result_ttl_seconds: int = Field(default=14 * 86400, ge=60, alias="DENPEX_RESULT_TTL")
     k8s_namespaces: str | None = Field(default=None, alias="DENPEX_K8S_NAMESPACES")
     k8s_cluster: str | None = Field(default=None, alias="DENPEX_K8S_CLUSTER")
@@ -54,6 +91,24 @@ class Settings(BaseSettings):
     llm_url: str | None = Field(default=None, alias="DENPEX_LLM_URL")
     llm_model: str | None = Field(default=None, alias="DENPEX_LLM_MODEL")
     log_level: str = Field(default="INFO", alias="DENPEX_LOG_LEVEL")
+    # -- PyTorch Flight Recorder dumps (integrations.slurm.dumps, integrations.kubernetes.dumps)
+    #: comma-separated globs the Slurm collector matches under a job's working and output folders
+    #: (relative, or absolute; `**` spans folders; `%j`, `$SLURM_JOB_ID` expanded); default torch's names
+    fr_glob: str = Field(default="**/nccl_trace_rank_*", alias="DENPEX_FR_GLOB")
+    #: bytes of one dump read at most (a 20,000-entry dump with stacks is ~100 MB); larger ones are named
+    fr_max_bytes: int = Field(default=256 << 20, ge=4096, alias="DENPEX_FR_MAX_BYTES")
+    #: node agent: the host folder of the pods' trace volume (`<namespace>/<pod>/` below it); unset: off
+    fr_host_path: Path | None = Field(default=None, alias="DENPEX_FR_HOST_PATH")
+    # -- quota reservations and `/denpex redeem` attempt limits (workers.quota)
+    #: a worker's reservation of a quota unit is reclaimed after this long (a crashed worker's unit
+    #: comes back); longer than a job's whole retry schedule, so a live job keeps its unit
+    quota_reserve_ttl_seconds: int = Field(default=7200, ge=60, alias="DENPEX_QUOTA_RESERVE_TTL")
+    #: wrong codes one Slack user may try within `redeem_user_window_seconds`
+    redeem_user_attempts: int = Field(default=5, ge=1, alias="DENPEX_REDEEM_USER_ATTEMPTS")
+    redeem_user_window_seconds: int = Field(default=600, ge=1, alias="DENPEX_REDEEM_USER_WINDOW")
+    #: wrong codes a whole workspace may try within `redeem_team_window_seconds`
+    redeem_team_attempts: int = Field(default=20, ge=1, alias="DENPEX_REDEEM_TEAM_ATTEMPTS")
+    redeem_team_window_seconds: int = Field(default=3600, ge=1, alias="DENPEX_REDEEM_TEAM_WINDOW")
 
     def require(self, *names: str) -> None:
         """Raise `MissingSetting` naming the first environment variable that is unset."""

@@ -59,7 +59,10 @@ def create_collector(settings: Settings) -> Collector:
         raise RuntimeError(f"Kubernetes is not configured: {exc}") from exc
     token = settings.node_agent_token.get_secret_value() if settings.node_agent_token else None
     kernel = KernelLogOptions(token=token, agent_namespace=settings.node_agent_namespace)
-    return KubernetesCollector(api, kernel=kernel, limit_bytes=settings.rank_byte_cap)
+    from integrations.kubernetes.dumps import DumpOptions
+
+    dumps = DumpOptions(byte_cap=settings.fr_max_bytes)
+    return KubernetesCollector(api, kernel=kernel, limit_bytes=settings.rank_byte_cap, dumps=dumps)
 
 
 def __getattr__(name: str) -> object:

@@ -3,7 +3,8 @@
 Pod logs are not read here: each becomes a `LogSource` whose `chunks` opens the log request only
 when the engine iterates it and streams it in 256 KiB pieces, so a thousand-rank job never sits in
 the worker's memory. Facts (owner conditions, container termination states, pod events) are plain
-lines in two `kind="scheduler"` sources; node kernel logs come from `kernel.KernelLogs`.
+lines in two `kind="scheduler"` sources; node kernel logs come from `kernel.KernelLogs`, and the pods'
+PyTorch Flight Recorder dumps from the same node agents (`dumps.AgentDumps`), fetched when read.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from denpex.core.texts import k8s as texts
 from integrations.base import CollectorError, UnknownJob
 from integrations.kubernetes import facts
 from integrations.kubernetes.api import Owner, find_owner, list_all, pod_name, pod_namespace, pod_node
+from integrations.kubernetes.dumps import AgentDumps, DumpOptions
 from integrations.kubernetes.kernel import KernelLogOptions, KernelLogs
 from integrations.kubernetes.ranks import RankedPod, assign_ranks, main_container
 
@@ -50,6 +52,7 @@ class KubernetesCollector:
         request_timeout: float = 60.0,
         kernel_parallel: int = 8,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        dumps: DumpOptions | None = None,
     ) -> None:
         self.api = api_client
         self.core = client.CoreV1Api(api_client)
@@ -59,6 +62,7 @@ class KubernetesCollector:
         self.request_timeout = request_timeout
         self.kernel_parallel = kernel_parallel
         self.now = now
+        self.dumps = dumps or DumpOptions()
 
     # ------------------------------------------------------------------ the protocol
     def collect(self, job: JobRef) -> Evidence:
@@ -81,7 +85,10 @@ class KubernetesCollector:
             sources = self._facts(owner, ranked)
             sources += self._logs(job, ranked, missing)
             nodes = sorted({node for r in ranked if (node := pod_node(r.pod))})
-            sources += self._kernel(job, ranked, nodes, missing)
+            kernel = KernelLogs(self.api, self.kernel)
+            kernel.agents()  # list the node-agents once, before the threads share the result
+            sources += self._kernel(job, ranked, nodes, missing, kernel)
+            sources += self._dumps(ranked, kernel, missing)
         except (ApiException, urllib3.exceptions.HTTPError) as exc:
             raise CollectorError(f"Kubernetes API: {getattr(exc, 'status', '')} {exc}".strip()) from exc
         job = job.model_copy(update={"nodes": job.nodes or nodes})
@@ -204,15 +211,18 @@ class KubernetesCollector:
 
     # ------------------------------------------------------------------ node kernel logs
     def _kernel(
-        self, job: JobRef, ranked: list[RankedPod], nodes: list[str], missing: list[MissingEvidence]
+        self,
+        job: JobRef,
+        ranked: list[RankedPod],
+        nodes: list[str],
+        missing: list[MissingEvidence],
+        kernel: KernelLogs,
     ) -> list[LogSource]:
         starts = [r.pod.status.start_time for r in ranked if r.pod.status and r.pod.status.start_time]
         since = job.start or (min(starts) if starts else self.now() - timedelta(hours=6))
         until = job.end or self.now()
         since = since if since.tzinfo else since.replace(tzinfo=UTC)
         until = until if until.tzinfo else until.replace(tzinfo=UTC)
-        kernel = KernelLogs(self.api, self.kernel)
-        kernel.agents()  # list the node-agents once, before the threads share the result
         with ThreadPoolExecutor(max_workers=self.kernel_parallel) as pool:  # nodes answer independently
             results = list(pool.map(lambda node: kernel.fetch(node, since, until), nodes))
         out = []
@@ -222,6 +232,27 @@ class KubernetesCollector:
                 missing.append(MissingEvidence(what=what, next_action=action))
                 continue
             out.append(LogSource(name=f"node-{node}.kern.log", kind="kernel", node=node, data=result.data))
+        return out
+
+    # ------------------------------------------------------------------ Flight Recorder dumps
+    def _dumps(
+        self, ranked: list[RankedPod], kernel: KernelLogs, missing: list[MissingEvidence]
+    ) -> list[LogSource]:
+        """Each pod's dumps from its node's agent (the pods' trace volume); agents without one say 404."""
+        agents = kernel.agents()
+        token = self.kernel.token
+        if not (self.dumps.enabled and token and agents):
+            return []
+        fetcher = AgentDumps(token, self.dumps)
+        asks = [(agents[node], node, r) for r in ranked if (node := pod_node(r.pod)) in agents]
+        with ThreadPoolExecutor(max_workers=self.kernel_parallel) as pool:
+            answers = list(
+                pool.map(lambda a: fetcher.pod(a[0], a[1], pod_namespace(a[2].pod), pod_name(a[2].pod)), asks)
+            )
+        out: list[LogSource] = []
+        for answer in answers:
+            out += answer.sources
+            missing += answer.missing
         return out
 
 

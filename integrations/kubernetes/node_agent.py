@@ -6,6 +6,7 @@ ring buffer with the syslog(2) syscall needs (no privileged container, no device
 `Authorization: Bearer $DENPEX_NODE_AGENT_TOKEN` answers `text/plain` lines
 `2026-11-29T19:01:00.123456Z kernel: <message>`, every line passed through the masker before it
 leaves the node, at most `max_bytes` (the newest kept). `GET /healthz` is unauthenticated.
+`GET /fr-dumps` serves the pods' Flight Recorder dumps from `DENPEX_FR_HOST_PATH` (see `dumps`).
 
 The source is `klog` (the syscall, default), `/dev/kmsg` (records `prio,seq,usec,flags;message`,
 timestamps in microseconds since boot) or any file: a file of kmsg records is read the same way,
@@ -25,10 +26,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from aiohttp import web
 
 from denpex.core.texts import k8s as texts
+from integrations.kubernetes import dumps
 from integrations.kubernetes.kernel import line_time, parse_time
 
 _KMSG = re.compile(rb"^(\d+),(\d+),(\d+),[^;]*;(.*)$")
@@ -129,9 +132,16 @@ def create_app(
     source: str = "klog",
     max_bytes: int = 4 << 20,
     boot: Callable[[], float] = boot_wall_time,
+    dumps_root: Path | None = None,
+    dump_max_bytes: int = 256 << 20,
 ) -> web.Application:
-    """The node-agent app. `mask` is `knowledge.masking.Masker.default().mask` in production."""
+    """The node-agent app (`mask`: `Masker.default().mask`); `dumps_root` serves the pods' Flight
+    Recorder dumps (`DENPEX_FR_HOST_PATH`, see `integrations.kubernetes.dumps`; None: 404)."""
     expected = f"Bearer {token}".encode()
+
+    def allowed(request: web.Request) -> bool:
+        given = request.headers.get("Authorization", "").encode()
+        return bool(token) and hmac.compare_digest(given, expected)
 
     async def healthz(request: web.Request) -> web.Response:
         return web.Response(text="ok\n")
@@ -148,8 +158,7 @@ def create_app(
         return b"".join(kept)
 
     async def kernel_log(request: web.Request) -> web.Response:
-        given = request.headers.get("Authorization", "").encode()
-        if not token or not hmac.compare_digest(given, expected):
+        if not allowed(request):
             return web.Response(status=401, text=texts.UNAUTHORIZED, headers={"WWW-Authenticate": "Bearer"})
         now = datetime.now(UTC)
         until = _query_time(request, "until", now)
@@ -163,4 +172,5 @@ def create_app(
     app = web.Application()
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/kernel-log", kernel_log)
+    dumps.add_routes(app, root=dumps_root, allowed=allowed, max_bytes=dump_max_bytes)
     return app

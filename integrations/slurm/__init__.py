@@ -43,4 +43,7 @@ def select_backend(prefer: str = "auto") -> SlurmBackend:
 
 def create_collector(settings: Settings) -> SlurmCollector:
     """Factory named in `workers.collect.COLLECTORS`."""
-    return SlurmCollector(select_backend(), rank_byte_cap=settings.rank_byte_cap)
+    from integrations.slurm.dumps import DumpOptions
+
+    dumps = DumpOptions.parse(settings.fr_glob, settings.fr_max_bytes)
+    return SlurmCollector(select_backend(), rank_byte_cap=settings.rank_byte_cap, dump_options=dumps)

@@ -19,12 +19,15 @@ import os
 import re
 import socket
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from denpex.core.models import Evidence, JobRef, LogSource, MissingEvidence
+from denpex.core.texts import flightrec as fr_texts
 from denpex.core.texts import slurm as texts
 from integrations.base import UnknownJob
 from integrations.hostlist import HostlistError, expand
-from integrations.slurm import outputs, tails
+from integrations.safeopen import raise_fd_limit
+from integrations.slurm import dumps, outputs, tails
 from integrations.slurm.commands import AccountingUnavailable, SlurmBackend, SlurmUnavailable
 from integrations.slurm.records import Job, job_from_show, jobs_from_sacct
 
@@ -53,11 +56,19 @@ class _Gathered:
 class SlurmCollector:
     """Implements `integrations.base.Collector` for Slurm over a `SlurmBackend` (CLI or pyslurm)."""
 
-    def __init__(self, backend: SlurmBackend, *, rank_byte_cap: int = 64 << 20) -> None:
+    def __init__(
+        self,
+        backend: SlurmBackend,
+        *,
+        rank_byte_cap: int = 64 << 20,
+        dump_options: dumps.DumpOptions | None = None,
+    ) -> None:
         self.backend = backend
         self.cap = rank_byte_cap
+        self.dump_options = dump_options or dumps.DumpOptions()
         self.worker_user = getpass.getuser()
         self.worker_host = socket.gethostname()
+        raise_fd_limit()  # each rank's log stays open from its check until the engine reads it
 
     # ------------------------------------------------------------------ public
 
@@ -116,6 +127,42 @@ class SlurmCollector:
             specs += outputs.srun_specs(target.submit_line)
         for spec in specs:
             self._add_spec(spec, target, values, got, prefix)
+        self._add_dumps(target, ref, script, values, got, prefix)
+
+    def _add_dumps(
+        self,
+        target: Job,
+        ref: JobRef,
+        script: str | None,
+        values: outputs.Values,
+        got: _Gathered,
+        prefix: str,
+    ) -> None:
+        """Flight Recorder dumps under the working directory and the folders the logs went to."""
+        logs = sorted(p for p in got.seen if p != "/dev/null")
+        bases = list(
+            dict.fromkeys([*([values.work_dir] if values.work_dir else []), *map(os.path.dirname, logs)])
+        )
+        found = dumps.find(
+            self.dump_options,
+            bases=bases,
+            prefixes=dumps.script_prefixes(script, values),
+            values=values,
+            owner=target.uid,
+            start=target.start or ref.start,
+            end=target.end or ref.end,
+            skip=set(got.seen),
+        )
+        for src in found.sources:
+            src.name = prefix + src.name
+            got.sources.append(src)
+        for r in found.refused:
+            if r.size is not None:
+                what, action = fr_texts.too_large(r.path, r.size, self.dump_options.byte_cap)
+            else:
+                what = texts.log_missing("Flight Recorder dump", r.path, r.problem)
+                action = texts.log_next_action(r.path, r.problem, self.worker_user, self.worker_host)
+            got.missing.append(MissingEvidence(what=what, next_action=action))
 
     def _job_streams(
         self, target: Job, ref: JobRef, script: str | None, values: outputs.Values, got: _Gathered
@@ -158,7 +205,10 @@ class SlurmCollector:
             return
         ranks: set[int] = set()
         for f in found:
-            if f.path in got.seen or not self._readable(f.path, f"log of rank {f.task}", target, got):
+            if f.path in got.seen:
+                continue
+            fh = self._readable(f.path, f"log of rank {f.task}", target, got)
+            if fh is None:
                 continue
             got.seen.add(f.path)
             if f.task is not None:  # a per-task pattern names the task in every match
@@ -169,7 +219,7 @@ class SlurmCollector:
                     rank=f.task,
                     node=f.node,
                     kind="rank",
-                    chunks=tails.tail_chunks(f.path, self.cap, target.uid),
+                    chunks=tails.tail_chunks(fh, self.cap),  # the file checked, never reopened
                 )
             )
         expected = target.num_tasks or (max(ranks) + 1 if ranks else 0)
@@ -193,27 +243,29 @@ class SlurmCollector:
                 )
             )
             return
-        if path in got.seen or not self._readable(path, f"output of job {target.display_id}", target, got):
+        if path in got.seen:
+            return
+        fh = self._readable(path, f"output of job {target.display_id}", target, got)
+        if fh is None:
             return
         got.seen.add(path)
         name = prefix + os.path.basename(path)
-        if tails.is_labelled(path) and os.path.getsize(path) > self.cap:
-            data, _ = tails.labelled_tail(path, self.cap, owner=target.uid)
+        if tails.is_labelled(fh) and os.fstat(fh.fileno()).st_size > self.cap:
+            with fh:
+                data, _ = tails.labelled_tail(fh, self.cap)
             got.sources.append(LogSource(name=name, data=data, kind="combined"))
             return
         budget = min(self.cap * max(1, target.num_tasks or 1), tails.LABEL_CEILING)
-        got.sources.append(
-            LogSource(name=name, kind="combined", chunks=tails.tail_chunks(path, budget, target.uid))
-        )
+        got.sources.append(LogSource(name=name, kind="combined", chunks=tails.tail_chunks(fh, budget)))
 
-    def _readable(self, path: str, what: str, job: Job, got: _Gathered) -> bool:
-        """Readable by the worker, and owned by the job's user: output paths (and the files at them)
-        are the user's choice, so a symlink to someone else's file is never read and posted."""
+    def _readable(self, path: str, what: str, job: Job, got: _Gathered) -> BinaryIO | None:
+        """The log opened once, if readable by the worker and owned by the job's user (checked on the
+        open descriptor): output paths (and the files at them) are the user's choice, so a symlink to
+        someone else's file is never read and posted. The open file is what the engine reads."""
         try:
             fh = tails.open_log(path, job.uid)
             if fh is not None:
-                fh.close()
-                return True
+                return fh
             problem = "not a regular file owned by the job's user, not read"
         except FileNotFoundError:
             problem = "does not exist"
@@ -227,7 +279,7 @@ class SlurmCollector:
                 next_action=texts.log_next_action(path, problem, self.worker_user, self.worker_host),
             )
         )
-        return False
+        return None
 
 
 def _first_node(nodes: str | None) -> str | None:

@@ -13,6 +13,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import BinaryIO
 
 _LABEL = re.compile(rb"^\s*(\d{1,6}): ")
@@ -36,18 +37,37 @@ def open_log(path: str, owner: int | None = None) -> BinaryIO | None:
     return os.fdopen(fd, "rb")
 
 
-def tail_chunks(path: str, cap: int, owner: int | None = None) -> Callable[[], Iterator[bytes]]:
-    """A `LogSource.chunks` callable streaming the last `cap` bytes of `path` (from a line start).
+#: a log as the collector hands it on: the file it opened and checked with `open_log` (read as is,
+#: never reopened, left open for its next reader), or a path opened and checked now
+Log = str | BinaryIO
 
-    The file is opened only when the engine reads it; if it vanished meanwhile, or is no longer the
-    job owner's, nothing is yielded (the collector already checked it)."""
+
+@contextmanager
+def _opened(log: Log, owner: int | None) -> Iterator[BinaryIO | None]:
+    """The collector's file as is (its owner closes it), or a path opened by `open_log` for the block."""
+    if not isinstance(log, str):
+        yield log
+        return
+    fh = open_log(log, owner)
+    if fh is None:
+        yield None
+        return
+    with fh:
+        yield fh
+
+
+def tail_chunks(log: Log, cap: int, owner: int | None = None) -> Callable[[], Iterator[bytes]]:
+    """A `LogSource.chunks` callable streaming the last `cap` bytes of `log` (from a line start).
+
+    Given the file the collector opened, that file is what is read, however its path changes later.
+    Given a path, it is opened when the engine reads it; if it vanished meanwhile, or is no longer the
+    job owner's, nothing is yielded."""
 
     def chunks() -> Iterator[bytes]:
         try:
-            fh = open_log(path, owner)
-            if fh is None:
-                return
-            with fh:
+            with _opened(log, owner) as fh:
+                if fh is None:
+                    return
                 size = os.fstat(fh.fileno()).st_size
                 start = max(0, size - cap)
                 fh.seek(start)
@@ -66,13 +86,12 @@ def tail_chunks(path: str, cap: int, owner: int | None = None) -> Callable[[], I
     return chunks
 
 
-def is_labelled(path: str, sample: int = 64 << 10) -> bool:
+def is_labelled(log: Log, sample: int = 64 << 10) -> bool:
     """Whether most lines at the end of the file carry `srun --label` prefixes."""
     try:
-        fh = open_log(path)
-        if fh is None:
-            return False
-        with fh:
+        with _opened(log, None) as fh:
+            if fh is None:
+                return False
             size = os.fstat(fh.fileno()).st_size
             fh.seek(max(0, size - sample))
             lines = [x for x in fh.read(sample).splitlines() if x.strip()]
@@ -88,7 +107,7 @@ def label_of(line: bytes) -> int | None:
 
 
 def labelled_tail(
-    path: str,
+    log: Log,
     cap: int,
     ceiling: int = LABEL_CEILING,
     owner: int | None = None,
@@ -101,10 +120,9 @@ def labelled_tail(
     per_rank: dict[int | None, int] = {}
     total = read = 0
     truncated = False
-    fh = open_log(path, owner)
-    if fh is None:
-        return b"", False
-    with fh:
+    with _opened(log, owner) as fh:
+        if fh is None:
+            return b"", False
         pos = os.fstat(fh.fileno()).st_size
         rest = b""
         while pos > 0 and total < ceiling and read < 4 * ceiling:

@@ -8,21 +8,38 @@ folds the result into the engine's `Diagnosis`:
 - when no log shows a first-hand primary failure (the logs only hold the collateral timeouts of the
   ranks that waited), the first suspect — a rank that never arrived outranks those who timed out
   waiting for it — becomes `initiating.rank`, with the dump as its evidence;
-- when the logs do show one, the logs decide and the dump only adds `suspect_ranks`.
+- when the logs do show one, the logs decide and the dump only adds `suspect_ranks`;
+- when the logs name no failure mode at all (no log given, or none matched: the generic fallback),
+  the dump's finding picks the knowledge entry, so a folder of dumps alone is diagnosed as the
+  collective timeout it is (`ENTRY_BY_REASON`), not as "no log content".
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from denpex.core.models import Diagnosis, EvidenceLine, Initiating, LogSource, MissingEvidence
+from denpex.core.models import Diagnosis, EntryRef, EvidenceLine, Initiating, LogSource, MissingEvidence
 from denpex.core.texts import flightrec as texts
 from knowledge import wording
 from knowledge.flightrec.analysis import Result, analyse
 from knowledge.flightrec.reader import DumpError, read_source, sniff_source
 from knowledge.flightrec.trace import RankTrace
+from knowledge.schema import Entry
 
 _SNIFFED_KINDS = (None, "rank", "combined")
+#: the entry a diagnosis without a log verdict answers with, by the first suspect's reason: ranks that
+#: called other collectives (or p2p that never matched) are a desync; a rank that never arrived or
+#: never finished is the watchdog timeout every other rank then reports
+ENTRY_BY_REASON = {
+    "desync_op": "nccl-desync-report",
+    "desync_size": "nccl-desync-report",
+    "p2p_unmatched": "nccl-desync-report",
+    "missing": "nccl-watchdog-timeout",
+    "not_completed": "nccl-watchdog-timeout",
+}
+#: confidence of a dump-decided entry: every dump read and consistent, or some missing or unreadable
+CONFIDENCE_FULL, CONFIDENCE_PARTIAL = 0.8, 0.6
+FALLBACK_TAG = "fallback"
 
 
 def split_sources(sources: Sequence[LogSource]) -> tuple[list[LogSource], list[LogSource]]:
@@ -100,8 +117,16 @@ def analyse_sources(dumps: Sequence[LogSource]) -> tuple[Result, list[MissingEvi
     return result, missing
 
 
-def merge(diag: Diagnosis, dumps: Sequence[LogSource], *, logs_decide: bool) -> Diagnosis:
-    """`diag` with what the dumps say (see the module docstring); unchanged when there are none."""
+def merge(
+    diag: Diagnosis,
+    dumps: Sequence[LogSource],
+    *,
+    logs_decide: bool,
+    entries: Mapping[str, Entry] | None = None,
+) -> Diagnosis:
+    """`diag` with what the dumps say (see the module docstring); unchanged when there are none.
+
+    `entries` (the engine's, by id) lets the dump pick the entry when the logs named none."""
     if not dumps:
         return diag
     result, missing = analyse_sources(dumps)
@@ -127,7 +152,37 @@ def merge(diag: Diagnosis, dumps: Sequence[LogSource], *, logs_decide: bool) -> 
         ]
         stalled = wording.missing_stalled_rank()[0]
         update["missing_evidence"] = [m for m in update["missing_evidence"] if m.what != stalled]  # type: ignore[attr-defined]
+        entry = (entries or {}).get(ENTRY_BY_REASON.get(s.reason, ""))
+        if entry is not None and _undecided(diag, entries or {}):
+            update.update(_from_entry(entry, full=not missing))
+            empty = wording.missing_content()[0]  # the "empty" files were the dumps
+            kept = [m for m in update["missing_evidence"] if m.what != empty]  # type: ignore[attr-defined]
+            what, action = wording.missing_logs()
+            update["missing_evidence"] = kept + (
+                [] if any(m.what == what for m in kept) else [_me((what, action))]
+            )
     return diag.model_copy(update=update)
+
+
+def _undecided(diag: Diagnosis, entries: Mapping[str, Entry]) -> bool:
+    """The logs named no failure mode: no entry, or the generic fallback one."""
+    if diag.entry is None:
+        return True
+    chosen = entries.get(diag.entry.id)
+    return chosen is not None and FALLBACK_TAG in chosen.tags
+
+
+def _from_entry(entry: Entry, *, full: bool) -> dict[str, object]:
+    return {
+        "category": entry.category,
+        "entry": EntryRef(id=entry.id, title=entry.title),
+        "confidence": CONFIDENCE_FULL if full else CONFIDENCE_PARTIAL,
+        "root_cause": entry.root_cause,
+        "fix": "\n".join(f"{i}. {step}" for i, step in enumerate(entry.fix.steps, 1)),
+        "fix_snippet": entry.fix.snippet.strip(),
+        "verify": entry.verify,
+        "alternatives": [],
+    }
 
 
 def _node(diag: Diagnosis, rank: int) -> str | None:

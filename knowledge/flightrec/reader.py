@@ -122,6 +122,11 @@ def sniff_source(src: LogSource) -> Format | None:
         return "pickle"  # the reader tells pickle from JSON again from the bytes
     if src.data is not None:
         return sniff(src.data[:SNIFF_BYTES])
+    if src.file is not None:  # a collector's open file: read where it stands, by offset
+        try:
+            return sniff(os.pread(src.file.fileno(), SNIFF_BYTES, 0))
+        except OSError:
+            return None
     if src.path is not None:
         return sniff_path(src.path)
     return None

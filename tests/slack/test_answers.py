@@ -19,17 +19,16 @@ def answerer() -> Answerer:
 @pytest.mark.parametrize(
     ("question", "intent", "expect"),
     [
-        ("which rank failed first and why?", "first_rank", "rank 0 on `gpu-01`"),
-        ("show rank 12's last lines", "rank_tail", "rank 12 line 19"),
-        ("can I see the logs of rank 3?", "rank_tail", "rank 3 line 5"),
-        ("is this hardware or software?", "hardware_or_software", "oftware"),
+        ("which rank failed first and why?", "which_rank", "Rank 0 on gpu-01 failed first"),
+        ("show rank 12's last lines", "show_lines", "rank 12 line 19"),
+        ("can I see the logs of rank 3?", "show_lines", "rank 3 line 5"),
+        ("is this hardware or software?", "hardware", "oftware"),
         ("how do I verify the fix?", "verify", "grep -n stage3_gather ds_config.json"),
         ("what else could it be?", "alternatives", "CUDA OOM in a training step"),
         ("what happened on gpu-07?", "node", "NVRM: Xid 79"),
         ("how long will the fix take?", "fix_time", ""),
         ("how do I fix it?", "fix", "stage3_gather_16bit_weights_on_model_save"),
-        ("does this happen in inference too?", "knowledge", ""),
-        ("will it recur after a restart?", "knowledge", ""),
+        ("will it recur after a restart?", "restart", ""),
     ],
 )
 def test_intents(answerer: Answerer, question: str, intent: str, expect: str) -> None:
@@ -45,17 +44,21 @@ def test_answers_are_escaped(answerer: Answerer) -> None:
         assert not re.search(r"<[!@]|<https?:", text), text
 
 
-def test_honest_dont_know_with_what_would_help(answerer: Answerer) -> None:
-    answer = answerer.answer("what's the weather in Paris tomorrow")
-    assert not answer.known and "I don't know" in answer.text
-    assert "kernel log of gpu-07" in answer.text  # the missing evidence that would help
+def test_unmatched_questions_get_examples_fitted_to_the_job(answerer: Answerer) -> None:
+    """No FAQ paragraph for a question no intent matches: what it can answer, for this job."""
+    for q in ("what's the weather in Paris tomorrow", "does this happen in inference too?"):
+        answer = answerer.answer(q)
+        assert not answer.known and answer.intent == "help"
+        assert "why did rank 0 fail?" in answer.text and "Mostly training" not in answer.text
     missing = answerer.answer("show rank 99's last lines")
     assert not missing.known and "0,3,12" in missing.text
     node = answerer.answer("what happened on gpu-99?")
     assert not node.known and "gpu-07" in node.text
 
 
-def test_fix_time_and_hardware_come_from_the_entry(answerer: Answerer) -> None:
+def test_fix_time_and_hardware_use_the_entry(answerer: Answerer) -> None:
     entry = helpers.entries()["zero3-checkpoint-gather-oom"]
     assert answerer.answer("how long will the fix take?").material == [entry.faq.fix_time]
-    assert answerer.answer("is it a bad gpu?").material == [entry.faq.hardware_or_software]
+    hardware = answerer.answer("is it a bad gpu?")
+    assert entry.faq.hardware_or_software in hardware.material
+    assert hardware.text.startswith("No sign of hardware")  # this job's evidence first

@@ -6,8 +6,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import redis
+from rq import Queue
 
+from denpex.core.settings import Settings
+from tests.fakes.slack import FakeSlack
+from tests.slack.conftest import running_stack
 from workers.quota import PREFIX, Quota, hash_code, normalize_code
 
 
@@ -106,3 +111,102 @@ def test_quota_resets_each_utc_day(redis_client: redis.Redis) -> None:
     assert not quota.consume("TD").allowed
     now[0] += 86400
     assert quota.consume("TD").allowed
+
+
+# ---------------------------------------------------------------- reservations (issue 13)
+DAY0 = 1_800_000_000.0  # 2027-01-15 08:00 UTC; every test below runs on this injected clock
+
+
+def test_reserve_holds_units_before_posting_idempotently(redis_client: redis.Redis) -> None:
+    quota = Quota(redis_client, clock=lambda: DAY0)
+    assert [quota.reserve("TR", f"job-{i}").allowed for i in range(3)] == [True, True, True]
+    again = quota.reserve("TR", "job-0")  # a retry of the same RQ job: no second unit
+    assert again.allowed and quota.status("TR").reserved == 3
+    refused = quota.reserve("TR", "job-3")
+    assert not refused.allowed and refused.note and "redeem" in refused.note
+    assert not quota.consume("TR").allowed  # held units are not available to anyone
+    status = quota.status("TR")
+    assert (status.used, status.reserved, status.remaining) == (0, 3, 0)
+    assert quota.commit("job-0") and not quota.commit("job-0")  # idempotent
+    assert quota.release("job-1") and not quota.release("job-1")
+    assert not quota.release("job-0")  # a posted unit stays used
+    status = quota.status("TR")
+    assert (status.used, status.reserved, status.remaining) == (1, 1, 1)
+    assert quota.reserve("TR", "job-1").allowed  # a released job asked again takes a unit again
+    assert not quota.reserve("TR", "job-4").allowed
+    assert not quota.commit("never-reserved") and not quota.release("never-reserved")
+
+
+def test_lapsed_reservations_are_reclaimed(redis_client: redis.Redis) -> None:
+    now = [DAY0]
+    quota = Quota(redis_client, clock=lambda: now[0])
+    for i in range(3):
+        quota.reserve("TL", f"crashed-{i}", ttl=600)  # workers that died without releasing
+    assert not quota.reserve("TL", "next", ttl=600).allowed
+    now[0] += 599
+    assert quota.status("TL").reserved == 3
+    now[0] += 2
+    assert quota.status("TL").remaining == 3
+    assert quota.reserve("TL", "next", ttl=600).allowed
+    assert quota.status("TL").reserved == 1
+    # a post that lands after its reservation lapsed still counts: it was posted
+    assert quota.commit("crashed-0") and quota.status("TL").used == 1
+
+
+def test_commit_counts_on_the_day_it_was_reserved(redis_client: redis.Redis) -> None:
+    midnight = (DAY0 // 86400 + 1) * 86400
+    now = [midnight - 30]
+    quota = Quota(redis_client, clock=lambda: now[0])
+    quota.reserve("TM", "late-job")
+    now[0] = midnight + 30  # posted after 00:00 UTC
+    assert quota.commit("late-job")
+    assert quota.status("TM").used == 0 and quota.status("TM").remaining == 3
+    now[0] = midnight - 31
+    assert quota.status("TM").used == 1
+
+
+def test_twenty_concurrent_reservations_take_the_last_unit_once(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
+    quota = Quota(redis_client)
+    quota.reserve("TRR", "a")
+    quota.consume("TRR")  # one unit left
+    ids = iter(f"job-{i}" for i in range(20))
+    lock = threading.Lock()
+
+    def reserve(q: Quota) -> bool:
+        with lock:
+            rid = next(ids)
+        return q.reserve("TRR", rid).allowed
+
+    assert sum(_race(20, redis_url, reserve)) == 1
+    status = quota.status("TRR")
+    assert (status.used, status.reserved) == (1, 2)
+
+
+async def test_diagnose_command_is_refused_while_the_units_are_held(
+    settings: Settings,
+    fake_slack: FakeSlack,
+    masker: Any,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three diagnoses in progress (reserved, not yet posted) leave nothing for a fourth request: it
+    is refused at once with the over-quota text and never queued."""
+    import bot.slack.app
+
+    monkeypatch.setattr(bot.slack.app, "Quota", lambda client: Quota(client, clock=lambda: DAY0))
+    quota = Quota(redis_client, clock=lambda: DAY0)
+    for i in range(3):
+        assert quota.reserve("T0DENPEX", f"in-progress-{i}").allowed
+    async with running_stack(settings, fake_slack, masker) as stack:
+        await stack.command("diagnose 4242 --cluster ci")
+        reply = await fake_slack.wait_for_async(lambda: fake_slack.responses, what="respond")
+    assert "free diagnoses" in reply[0]["text"] and "/denpex redeem" in reply[0]["text"]
+    assert Queue(settings.queue_name, connection=redis_client).count == 0
+    quota.release("in-progress-0")
+    async with running_stack(settings, fake_slack, masker) as stack:
+        await stack.command("diagnose 4242 --cluster ci")
+        await fake_slack.wait_for_async(
+            lambda: Queue(settings.queue_name, connection=redis_client).count, what="queued"
+        )

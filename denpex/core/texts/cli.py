@@ -6,6 +6,7 @@ DIAGNOSE_HELP = "Diagnose why a distributed training job died, from its log file
 PATHS_HELP = "Log files or folders (rank logs, combined logs, node kernel logs, scheduler logs)."
 FORMAT_HELP = "Output format: `text` for a person, `json` for programs (the public contract)."
 ENTRIES_HELP = "Folder of knowledge entries (*.toml) to use instead of the bundled ones."
+JOBS_HELP = "Processes that scan the logs in parallel (0: one per CPU). The answer is the same."
 
 
 def unreadable(message: str) -> str:
@@ -22,6 +23,10 @@ def bad_format(value: str) -> str:
 
 def internal_error(message: str) -> str:
     return f"denpex diagnose: internal error ({message}); rerun with DENPEX_DEBUG=1 for details"
+
+
+def bad_arguments(message: str) -> str:
+    return f"denpex diagnose: {message} (see denpex diagnose --help)"
 
 
 def no_sources() -> str:

@@ -95,3 +95,46 @@ def missing_dumps(ranks: Iterable[int]) -> tuple[str, str]:
         "collect every rank's dump (default /tmp/nccl_trace_rank_<rank> on each node); a rank whose "
         "process died hard writes none",
     )
+
+
+# -- collection (integrations.slurm.dumps, integrations.kubernetes.dumps)
+
+
+def too_large(name: str, size: int, cap: int) -> tuple[str, str]:
+    return (
+        f"Flight Recorder dump {name} ({size} bytes, over the {cap}-byte limit, not read)",
+        "raise DENPEX_FR_MAX_BYTES, or make dumps smaller (TORCH_NCCL_TRACE_CPP_STACK=0, a smaller "
+        "TORCH_FR_BUFFER_SIZE)",
+    )
+
+
+def agent_dumps_failed(node: str, pod: str, why: str) -> tuple[str, str]:
+    return (
+        f"Flight Recorder dumps of pod {pod} on {node} ({why})",
+        "check the node agent's DENPEX_FR_HOST_PATH (Helm value nodeAgent.flightRecorder.hostPath) and "
+        "that the pods mount it with subPathExpr $(POD_NAMESPACE)/$(POD_NAME)",
+    )
+
+
+#: the node agent's answers about dumps (HTTP bodies)
+AGENT_NO_HOST_PATH = "404: no Flight Recorder host path is configured here (DENPEX_FR_HOST_PATH)\n"
+AGENT_BAD_POD = "400: namespace and pod must be Kubernetes names\n"
+AGENT_BAD_NAME = "400: name must be a file name in the pod's folder, not a path\n"
+AGENT_NO_DUMP = "404: no such dump\n"
+
+
+def agent_refused(why: str) -> str:
+    return f"403: not served ({why}); only regular files, never links\n"
+
+
+def agent_unreadable(error: str) -> str:
+    return f"503: the Flight Recorder host path cannot be read here: {error}\n"
+
+
+def suspects_line(ranks: Iterable[int]) -> str:
+    """The text output's line under the initiating rank: every rank the dumps implicate."""
+    return f"Flight Recorder suspects: {_ranks(ranks)}"
+
+
+def suspect_detail(rank: int, why: str) -> str:
+    return f"rank {rank}: {why}"

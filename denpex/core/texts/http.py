@@ -47,3 +47,26 @@ def body_timeout(seconds: float) -> str:
 
 def too_many_alerts(count: int, limit: int) -> str:
     return f"{count} alerts in one request; at most {limit} are accepted (DENPEX_MAX_ALERTS)"
+
+
+# ---------------------------------------------------------------- Slack routes (signature before parsing)
+SLACK_UNAUTHORIZED = (
+    "invalid or missing Slack signature (X-Slack-Request-Timestamp / X-Slack-Signature: v0=<hex>)"
+)
+SLACK_STALE = "X-Slack-Request-Timestamp outside the five-minute replay window; check the clocks"
+
+
+def slack_not_json(field: str) -> str:
+    return f"{field} is not valid JSON"
+
+
+def slack_not_object(field: str) -> str:
+    return f"{field} must be a JSON object"
+
+
+def slack_nested(field: str) -> str:
+    return f"{field} is JSON nested too deeply to parse"
+
+
+def wrong_charset(charset: str) -> str:
+    return f"charset must be utf-8, not {charset!r}"

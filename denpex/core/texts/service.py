@@ -68,3 +68,19 @@ def slack_rejected(error: str) -> str:
 
 def slack_unreachable(url: str, problem: str) -> str:
     return f"cannot reach the Slack Web API at {url} ({problem}); check SLACK_API_URL and the network"
+
+
+def serving(url: str, log_level: str) -> str:
+    """`denpex serve`'s one start-up line, once it listens."""
+    return (
+        f"denpex serve: listening on {url} (webhooks /hooks/…, Slack /slack/events, /healthz, /metrics); "
+        f"logs: JSON lines on stderr, level {log_level.upper()} (DENPEX_LOG_LEVEL)"
+    )
+
+
+def worker_prints(missing: list[str]) -> str:
+    """`denpex worker` without Slack settings: said once at start."""
+    return (
+        f"denpex worker: {' and '.join(missing)} not set, so nothing is posted to Slack; each diagnosis is "
+        "printed as a `diagnosed` log line on stderr and kept in Redis"
+    )

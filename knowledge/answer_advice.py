@@ -1,0 +1,184 @@
+"""Answers about what to do: hardware or not, restart as is, what to change, how to verify, what else
+it could be, what a term means, what each rank was doing (Flight Recorder), how long a fix takes.
+
+The entry gives the general advice; each answer leads with this job's facts that decide it (the Xid
+on this node, the shortfall of this OOM, the runner-up of this verdict).
+"""
+
+from __future__ import annotations
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import slack as t
+from knowledge.answer_facts import wait_text
+from knowledge.answer_types import Ctx, Reply, duration, gib, ref, reply
+from knowledge.answer_types import rank_list as rl
+from knowledge.evidence_numbers import xid as parse_xid
+from knowledge.glossary import find, fix_terms
+from knowledge.intents import Match
+from knowledge.jobfacts import JobFacts, fill
+from knowledge.jobfacts_answers import RankView, seconds_between
+from knowledge.schema import load_xids
+
+#: a runner-up below this share of the verdict's confidence did not "score close"
+CLOSE_SHARE = 0.5
+
+
+def _xid_lines(c: Ctx) -> list[EvidenceLine]:
+    lines = [ln for ln in c.view.evidence if parse_xid(ln.text) is not None]
+    for node_lines in c.d.nodes.values():
+        lines += [ln for ln in node_lines if parse_xid(ln.text) is not None and ln not in lines]
+    return lines
+
+
+def hardware(c: Ctx, m: Match) -> Reply | None:
+    v, faq = c.view, c.entry.faq.hardware_or_software if c.entry else ""
+    xids = _xid_lines(c)
+    if xids:
+        ev = parse_xid(xids[0].text)
+        assert ev is not None
+        row = load_xids().get(ev.code)
+        name = row.name if row is not None else ev.message or "unknown Xid"
+        if row is not None and not row.hardware:
+            return reply("hardware", t.hardware_xid_app(ev.code, name), xids[:2], action=faq)
+        node = next(
+            (n for n, ls in c.d.nodes.items() if xids[0] in ls), v.initiating.node if v.initiating else None
+        )
+        owner = [r.rank for r in v.ranks.values() if r.gpu == ev.pci and (node is None or r.node == node)]
+        rank = f", rank {owner[0]}'s GPU" if owner else ""
+        lead = t.hardware_yes(ev.code, name, f" on {node}" if node else "", ev.pci, rank)
+        return reply("hardware", lead, xids[:2], action=faq)
+    lead = t.hardware_no(t.category_words(v.category))
+    return reply("hardware", lead, v.evidence[:1], action=faq)
+
+
+def restart(c: Ctx, m: Match) -> Reply | None:
+    """Deterministic or not (the entry), said with this job's facts: where it will fail again, by how much."""
+    if c.entry is None:
+        return None
+    v, text = c.view, c.entry.faq.recurrence
+    if v.category == "gpu_hardware_xid":
+        node = v.initiating.node if v.initiating else None
+        return reply("restart", t.restart_verdict(False, t.drain_first(node, text)), _xid_lines(c)[:1])
+    safe = _safe_to_rerun(text)
+    facts, ini = "", v.initiating
+    if ini is not None and ini.last_step is not None and safe is False:
+        facts = t.fails_again(ini.rank, ini.last_step)
+    if v.numbers.oom is not None and v.numbers.oom[0].short_gib is not None:
+        facts += t.was_short(gib(v.numbers.oom[0].short_gib))
+    lead = t.restart_verdict(safe, facts.strip() or text)
+    return reply("restart", lead, v.evidence[:1], action=text if facts else "")
+
+
+def _safe_to_rerun(recurrence: str) -> bool | None:
+    """The entry's recurrence text: deterministic (not safe as is), transient (safe), or it depends."""
+    low = recurrence.lower()
+    if low.startswith("deterministic") or "deterministic for" in low:
+        return False
+    if "transient" in low or low.startswith(("intermittent", "random", "rare")):
+        return True
+    return None
+
+
+def fix(c: Ctx, m: Match) -> Reply | None:
+    if c.entry is None and not c.d.fix:
+        return None
+    v, facts = c.view, ""
+    ini = v.initiating
+    if v.numbers.oom is not None:
+        o = v.numbers.oom[0]
+        spare, short = o.reserved_unallocated_gib, o.short_gib
+        covers = spare is not None and short is not None and spare >= short
+        gpu = f"GPU {o.gpu}" if o.gpu is not None else "its GPU"
+        reserved = gib(spare) if spare is not None else None
+        facts = t.oom_fix_facts(str(ini.rank) if ini else "?", gib(short), gpu, reserved, covers)
+    elif v.numbers.kill is not None and ini is not None:
+        k = v.numbers.kill[0]
+        rss = f" with {gib(k.anon_rss_gib)} resident" if k.anon_rss_gib is not None else ""
+        facts = t.kill_fix_facts(str(ini.rank), k.pid, rss)
+    elif ini is not None:
+        facts = t.failure_on(t.category_words(v.category), ini.rank, ini.node)
+    steps = list(c.entry.fix.steps) if c.entry else [c.d.fix]
+    snippet = c.d.fix_snippet or (fill(c.entry.fix.snippet, JobFacts()).strip() if c.entry else "")  # fitted
+    return reply(
+        "fix", t.fix_for_job(facts) if facts else t.FIX_ONLY, v.evidence[:1], bullets=steps, code=snippet
+    )
+
+
+def verify(c: Ctx, m: Match) -> Reply | None:
+    command = c.d.verify or (c.entry.verify if c.entry else "")
+    if not command:
+        return None
+    ini = c.view.initiating
+    lead = t.VERIFY_LEAD
+    action = c.entry.faq.cheapest_confirmation if c.entry else ""
+    if ini is not None and ini.last_step is not None:
+        action = (t.verify_then(ini.rank, ini.last_step) + " " + action).strip()
+    return reply("verify", lead, code=command, action=action)
+
+
+def alternatives(c: Ctx, m: Match) -> Reply | None:
+    v = c.view
+    if not v.alternatives:
+        return reply("alternatives", t.NOTHING_ELSE + t.this_job(v.title or v.category, v.confidence))
+    best = v.alternatives[0]
+    why = best.why or "weaker evidence"
+    if best.confidence < CLOSE_SHARE * v.confidence:
+        lead = t.nothing_close(best.title, best.confidence, v.confidence, why)
+    else:
+        lead = t.runner_up(best.title, best.confidence, v.confidence, why)
+    rest = [f"{a.title} ({a.confidence:.2f}): {a.why or 'weaker evidence'}" for a in v.alternatives[1:5]]
+    return reply("alternatives", lead, v.evidence[:1], bullets=rest)
+
+
+def explain(c: Ctx, m: Match) -> Reply | None:
+    term = find(m.text, c.glossary)
+    if term is None:
+        return None
+    lead = t.term(term.name, term.text)
+    used = c.entry is not None and any(
+        k.lower() in {x.lower() for x in fix_terms(c.entry)} for k in (term.name, *term.aliases)
+    )
+    return reply("explain", lead, action=t.term_in_fix(term.name) if used else "")
+
+
+def activity(c: Ctx, m: Match) -> Reply | None:
+    col = c.d.collectives
+    if col.activity:
+        rows = []
+        for a in col.activity:
+            seq = f" #{a.seq_id}" if a.seq_id is not None else ""
+            state = f" ({a.state})" if a.state else ""
+            rows.append(
+                t.activity_group(rl(a.ranks), a.op or "no op", seq, a.group_desc or a.group_id, state)
+            )
+        suspects = [f"rank {s.rank} {s.why}" for s in col.suspects[:3]]
+        return reply("activity", t.from_dumps(col.dumps, rows, suspects))
+    v = c.view
+    groups: dict[str, list[int]] = {}
+    for r in v.ranks.values():
+        groups.setdefault(_doing_text(c, r), []).append(r.rank)
+    rows = [t.activity_from_logs(rl(ranks), what) for what, ranks in groups.items()]
+    return reply("activity", t.NO_DUMPS + " " + " ".join(rows), v.evidence[:1])
+
+
+def _doing_text(c: Ctx, r: RankView) -> str:
+    v = c.view
+    if r.role == "initiating":
+        return f"{t.category_words(v.category)} ({ref(r.first_line)})"
+    if r.role == "collateral":
+        wait = wait_text(v, r).strip().removeprefix("It ").rstrip(".")
+        ini = v.initiating
+        gap = seconds_between(ini.first_time, r.first_time) if ini is not None else None
+        later = f", {duration(gap)} after rank {ini.rank}" if ini is not None and gap else ""
+        return (wait or t.category_words(r.category)) + later
+    return "no error line" if r.role == "healthy" else "no log"
+
+
+def fix_time(c: Ctx, m: Match) -> Reply | None:
+    if c.entry is None:
+        return None
+    return reply("fix_time", c.entry.faq.fix_time)
+
+
+def history(c: Ctx, m: Match) -> Reply | None:
+    return reply("history", t.HISTORY_UNKNOWN, known=False)

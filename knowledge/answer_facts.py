@@ -1,0 +1,361 @@
+"""Answers about what happened in this job: which rank, why, when, how many, doing what, how much.
+
+Each handler leads with this job's facts (`JobView`) and quotes the lines that show them; a handler
+returns None when the facts cannot answer its question, so the next intent (or the help) answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import slack as t
+from knowledge import evidence_numbers as num
+from knowledge.answer_types import Ctx, Reply, at, duration, gib, ref, reply, where
+from knowledge.answer_types import rank_list as rl
+from knowledge.intents import Match
+from knowledge.jobfacts_answers import JobView, RankView, rank_numbers, seconds_between
+from knowledge.lines import parse_rank
+from knowledge.wording import phase_words
+
+TAIL_LINES = 15
+_RUNTIME = re.compile(
+    r"how long (?:did|was) (?:the job|it|training) (?:run|running|up|going)|\bruntime\b|\bduration\b"
+)
+
+
+def _gpu(v: JobView, r: RankView) -> str | None:
+    """The device a rank used: the OOM message's `GPU N`, the Xid's PCI id, or NCCL's bus id."""
+    n = rank_numbers(v, r)
+    if n.oom is not None and n.oom[0].gpu is not None:
+        return f"GPU {n.oom[0].gpu}" + (f", PCI {r.gpu}" if r.gpu else "")
+    if r.role == "initiating" and n.xid is not None:
+        return f"GPU at PCI {n.xid[0].pci}"
+    return f"GPU at PCI {r.gpu}" if r.gpu else None
+
+
+def _target(c: Ctx, m: Match) -> RankView | None:
+    return c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
+
+
+def _doing(r: RankView) -> str:
+    return f" while {phase_words(r.phase)}" if r.phase else ""
+
+
+def _step(r: RankView) -> str:
+    return f" (last step logged: {r.last_step})" if r.last_step is not None else ""
+
+
+def _gap(v: JobView) -> float | None:
+    ini = v.initiating
+    return seconds_between(ini.first_time, v.first_collateral_time()) if ini is not None else None
+
+
+def _later(gap: float | None) -> str:
+    return f"{duration(gap)} later" if gap is not None and gap > 0 else "after it"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def which_rank(c: Ctx, m: Match) -> Reply | None:
+    v = c.view
+    if m.rank is not None and m.rank != (v.initiating.rank if v.initiating else None):
+        r = v.ranks.get(m.rank)
+        if r is None:
+            return None
+        lead = t.rank_place(r.rank, r.node, _gpu(v, r), r.role)
+        return reply("which_rank", lead, [r.first_line] if r.first_line else [])
+    ini = v.initiating
+    if ini is None:
+        suspects = ", ".join(f"rank {s.rank}: {s.why}" for s in c.d.collectives.suspects[:3])
+        return reply(
+            "which_rank",
+            t.NO_SINGLE_RANK + (f" The collective traces implicate {suspects}." if suspects else ""),
+        )
+    if ini.inferred:
+        why = ini.suspect or c.d.root_cause.split(". ")[0].rstrip(".")
+        lead = t.likely_start(_cap(where(ini, _gpu(v, ini))), at(ini.first_time), why)
+        coll = v.with_role("collateral")
+        if coll:
+            lead += " " + t.collateral_after(len(coll), rl(coll), "while it was missing", ini.rank)
+        return reply("which_rank", lead, v.evidence[:2])
+    lead = t.first_failure(
+        _cap(where(ini, _gpu(v, ini))),
+        t.category_words(v.category),
+        at(ini.first_time),
+        _doing(ini) + _step(ini),
+    )
+    coll = v.with_role("collateral")
+    if coll:
+        lead += " " + t.collateral_after(len(coll), rl(coll), _later(_gap(v)), ini.rank)
+    lines = [ini.first_line] if ini.first_line is not None else v.evidence[:1]
+    if v.phase_line is not None and v.phase_line not in lines:
+        lines.append(v.phase_line)
+    return reply("which_rank", lead, lines)
+
+
+def rank_why(c: Ctx, m: Match) -> Reply | None:
+    v = c.view
+    if m.rank is not None and m.rank not in v.ranks:
+        world = v.world_size or len(v.ranks)
+        return reply("rank_why", t.no_such_rank(m.rank, world), known=False) if world else None
+    r = _target(c, m)
+    if r is None:
+        return None
+    if r.role == "initiating" and r.inferred:
+        why = r.suspect or c.d.root_cause.split(". ")[0].rstrip(".")
+        return reply("rank_why", t.likely_start(f"Rank {r.rank}", at(r.first_time), why), v.evidence[:2])
+    if r.role == "initiating":
+        lead = t.rank_initiating(
+            r.rank, t.category_words(v.category) + _doing(r), at(r.first_time), ref(r.first_line)
+        )
+        root = c.d.root_cause.split(". ")[0].rstrip(".")
+        lead += f" {root}." if root else ""
+        return reply("rank_why", lead + _exit(v, r), v.evidence[:3])
+    if r.role == "collateral":
+        ini = v.initiating
+        gap = seconds_between(ini.first_time, r.first_time) if ini is not None else None
+        why = r.why or (f"it failed {_later(gap)} than rank {ini.rank}" if ini is not None else "")
+        if ini is not None and gap is not None and gap > 0 and "waited" in why:
+            why += f", which had failed {duration(gap)} earlier"
+        lead = (
+            t.rank_collateral(r.rank, t.category_words(r.category), at(r.first_time), why)
+            + wait_text(v, r)
+            + _exit(v, r)
+        )
+        return reply("rank_why", lead, [r.first_line] if r.first_line else [])
+    if r.role == "missing":
+        return reply("rank_why", t.rank_missing(r.rank), known=False)
+    return reply("rank_why", t.rank_healthy(r.rank, _step(r)), [r.last_step_line] if r.last_step_line else [])
+
+
+def wait_text(v: JobView, r: RankView) -> str:
+    w = rank_numbers(v, r).watchdog
+    if w is None or (w[0].op is None and w[0].timeout_s is None):
+        return ""
+    wd = w[0]
+    op = (wd.op or "a collective") + (f" (SeqNum {wd.seq})" if wd.seq is not None else "")
+    if wd.elapsed_s is not None:
+        timeout = f" (timeout {duration(wd.timeout_s)})" if wd.timeout_s is not None else ""
+        return " " + t.waited(op, "", duration(wd.elapsed_s), timeout)
+    limit = f"the {duration(wd.timeout_s)} timeout" if wd.timeout_s is not None else "the timeout"
+    return " " + t.waited_until(op, limit)
+
+
+def _exit(v: JobView, r: RankView) -> str:
+    e = rank_numbers(v, r).exit
+    if e is None:
+        return ""
+    code = f"exit code {e[0].code}" if e[0].code is not None else ""
+    return t.exit_with([x for x in (code, e[0].signal or "") if x])
+
+
+def when(c: Ctx, m: Match) -> Reply | None:
+    v = c.view
+    r = _target(c, m)
+    if r is not None and m.rank is not None and r.role != "initiating":
+        if not r.first_time:
+            return None
+        ini = v.initiating
+        gap = seconds_between(ini.first_time, r.first_time) if ini is not None else None
+        after = f", {duration(gap)} after rank {ini.rank}" if ini is not None and gap else ""
+        lead = t.rank_first_failed(r.rank, at(r.first_time), after)
+        return reply("when", lead, [r.first_line] if r.first_line else [])
+    span = seconds_between(v.start, v.end)
+    if _RUNTIME.search(m.text) and v.start and v.end and span is not None:
+        return reply("when", t.job_span(at(v.start)[4:], at(v.end)[4:], duration(span)))
+    ini = v.initiating
+    if ini is None or not ini.first_time:
+        return None
+    lead = t.first_only(ini.rank, at(ini.first_time))
+    coll = v.with_role("collateral")
+    first_coll = v.first_collateral_time()
+    lines = v.evidence[:1]
+    if coll and first_coll:
+        later = _later(_gap(v))
+        lead = t.first_then_collateral(
+            ini.rank, at(ini.first_time), later, at(first_coll), len(coll), rl(coll)
+        )
+        firsts = [x for x in coll if x.first_time == first_coll and x.first_line]
+        lines += [firsts[0].first_line] if firsts and firsts[0].first_line else []
+    if v.start and v.end and span is not None:
+        lead += " " + t.job_span(at(v.start)[4:], at(v.end)[4:], duration(span))
+    return reply("when", lead, lines)
+
+
+def ranks_count(c: Ctx, m: Match) -> Reply | None:
+    v = c.view
+    ini, coll = v.initiating, v.with_role("collateral")
+    failed = len(coll) + (1 if ini is not None else 0)
+    world = v.world_size or "?"
+    first = f"rank {ini.rank} first" if ini is not None else "no single first rank"
+    extra = f", then {len(coll)} collateral ({rl(coll)})" if coll else ""
+    lead = t.counts(failed, world, first, extra)
+    healthy, missing = v.with_role("healthy"), v.with_role("missing")
+    if healthy:
+        lead += " " + t.no_error_from(rl(healthy))
+    if missing:
+        lead += " " + t.no_log_from(rl(missing))
+    if v.nodes:
+        lead += " " + t.ran_on(v.nodes)
+    return reply("ranks_count", lead, v.evidence[:1])
+
+
+def phase(c: Ctx, m: Match) -> Reply | None:
+    v = c.view
+    r = _target(c, m)
+    if r is None:
+        return None
+    if r.role == "collateral" and v.initiating is not None:
+        w = rank_numbers(v, r).watchdog
+        gap = seconds_between(v.initiating.first_time, r.first_time)
+        if w is not None:
+            seq = f" (SeqNum {w[0].seq})" if w[0].seq is not None else ""
+            earlier = f", which had failed {duration(gap)} earlier" if gap else ""
+            lead = t.waiting_for(
+                r.rank, (w[0].op or "a collective") + seq, v.initiating.rank, earlier, _step(r)
+            )
+            return reply("phase", lead, [r.first_line] if r.first_line else [])
+    if r.role in ("healthy", "missing"):
+        return reply(
+            "phase", t.rank_healthy(r.rank, _step(r)) if r.role == "healthy" else t.rank_missing(r.rank)
+        )
+    if not r.phase:
+        if r.last_step is None:
+            return None
+        lines = [r.last_step_line] if r.last_step_line else []
+        return reply("phase", t.last_step_only(r.rank, r.last_step), lines)
+    step = f" at step {r.last_step}" if r.last_step is not None else ""
+    shown = v.phase_line if r.role == "initiating" else None
+    lead = t.phase_of(f"Rank {r.rank}", phase_words(r.phase), step, f" ({ref(shown)})" if shown else "")
+    if re.search(r"checkpoint|saving|save", m.text) and r.phase != "checkpoint_save":
+        lead = t.not_checkpoint(phase_words(r.phase) + step) + " " + lead
+    lines = [x for x in (shown, r.first_line, r.last_step_line) if x is not None]
+    return reply("phase", lead, lines[:3])
+
+
+def memory(c: Ctx, m: Match) -> Reply | None:
+    """The figures of the memory error (this rank's, else the initiating rank's) and what they imply."""
+    v = c.view
+    r = _target(c, m) or v.initiating
+    nums = rank_numbers(v, r) if r is not None else v.numbers
+    if nums.oom is None and nums.kill is None and nums.host is None:
+        nums, r = v.numbers, v.initiating
+    who = f"Rank {r.rank}" if r is not None else "The failing rank"
+    shown = _shown(v, r)
+    if nums.oom is not None:
+        return reply("memory", _oom_lead(who, nums.oom[0]), shown(nums.oom[1]))
+    if nums.kill is not None:
+        k = nums.kill[0]
+        victim = f"rank {r.rank}'s process, " if r is not None else ""
+        rss = f" with {gib(k.anon_rss_gib)} resident (anon-rss)" if k.anon_rss_gib is not None else ""
+        lead = t.oom_kill_figures(victim, k.pid, k.process, rss, r.node if r is not None else None)
+        return reply("memory", lead, shown(nums.kill[1]))
+    if nums.host is not None:
+        lead = t.host_alloc_figures(who, _doing(r) if r else "", _size(nums.host[0]))
+        return reply("memory", lead, shown(nums.host[1]))
+    if v.category in ("host_oom", "cpu_oom_checkpoint"):
+        return reply("memory", t.host_oom_line(who, _doing(r) if r else ""), v.evidence[:2])
+    return reply("memory", t.no_memory_figures(t.category_words(v.category)), v.evidence[:1])
+
+
+def _oom_lead(who: str, o: num.CudaOom) -> str:
+    gpu = f"GPU {o.gpu}" if o.gpu is not None else "its GPU"
+    total = f" ({gib(o.total_gib)} total)" if o.total_gib is not None else ""
+    lead = t.oom_figures(who, gib(o.asked_gib), gib(o.free_gib), gpu, total, gib(o.short_gib))
+    if o.reserved_unallocated_gib is not None and o.short_gib is not None:
+        covers = o.reserved_unallocated_gib >= o.short_gib
+        lead += " " + t.oom_reserved(gib(o.by_torch_gib), gib(o.reserved_unallocated_gib), covers)
+    return lead
+
+
+def _shown(v: JobView, r: RankView | None) -> Callable[[int], list[EvidenceLine]]:
+    """The line a figure came from: an evidence line (initiating rank) or the rank's first line."""
+
+    def line(index: int) -> list[EvidenceLine]:
+        if r is None or r.role == "initiating":
+            found = v.evidence_line(index)
+            return [found] if found is not None else []
+        return [r.first_line] if r.first_line is not None else []
+
+    return line
+
+
+def _size(value: float) -> str:
+    return gib(value) if value >= 1 else f"{value * 1024:.0f} MiB"
+
+
+def show_lines(c: Ctx, m: Match) -> Reply | None:
+    v = c.view
+    if m.rank is not None and m.rank not in v.ranks:
+        have = sorted({x.rank for x in c.d.tails if x.rank is not None})
+        return reply("show_lines", t.NO_TAIL.format(rank=m.rank, ranks=rl(have) or "none"), known=False)
+    r = _target(c, m)
+    stack = re.search(r"trace|stack|evidence|error", m.text) is not None
+    if r is not None and r.role == "initiating" and (stack or m.rank is None):
+        lines = sorted(v.evidence, key=lambda ln: (ln.source, ln.line))
+        return reply(
+            "show_lines",
+            t.lines_of(f"Rank {r.rank}'s evidence ({ref(v.evidence[0]) if v.evidence else ''})"),
+            lines,
+        )
+    rank = r.rank if r is not None else m.rank
+    tail = _tail(c, rank) if rank is not None else []
+    if tail:
+        return reply("show_lines", t.lines_of(f"Last lines of rank {rank} ({tail[0].source})"), tail)
+    if r is not None and r.first_line is not None:
+        return reply("show_lines", t.lines_of(f"Rank {r.rank}'s first failure line"), [r.first_line])
+    if rank is not None:
+        have = sorted({x.rank for x in c.d.tails if x.rank is not None})
+        return reply("show_lines", t.NO_TAIL.format(rank=rank, ranks=rl(have) or "none"), known=False)
+    return None
+
+
+def _tail(c: Ctx, rank: int) -> list[EvidenceLine]:
+    for tail in c.d.tails:
+        if tail.rank == rank:
+            return tail.lines[-TAIL_LINES:]
+    for tail in c.d.tails:  # a combined log: the lines this rank wrote
+        mine = [ln for ln in tail.lines if parse_rank(ln.text).rank == rank]
+        if mine:
+            return mine[-TAIL_LINES:]
+    return []
+
+
+def node(c: Ctx, m: Match) -> Reply | None:
+    """What a node's kernel log and ranks show (the failing rank's node when none is named)."""
+    known = {n.lower(): n for n in [*c.d.nodes, *c.view.nodes]}
+    named = m.node
+    if named is None:
+        ini = c.view.initiating
+        logged = list(c.d.nodes)
+        named = (
+            ini.node if ini is not None and ini.node in c.d.nodes else logged[0] if len(logged) == 1 else None
+        )
+    if named is None:
+        return None
+    name = known.get(named.lower())
+    if name is None:
+        nodes = ", ".join(f"`{n}`" for n in sorted(set(known.values()))) or "none"
+        return reply("node", t.NO_NODE.format(node=named, nodes=nodes), known=False)
+    ranks = [r for r in c.view.ranks.values() if r.node == name]
+    lines = c.d.nodes.get(name, [])[-TAIL_LINES:]
+    failed = [f"rank {r.rank} {r.role}" for r in ranks if r.role in ("initiating", "collateral")]
+    return reply("node", t.on_node(name, rl(ranks), failed[:4], bool(lines)), lines)
+
+
+__all__ = [
+    "memory",
+    "node",
+    "num",
+    "phase",
+    "rank_why",
+    "ranks_count",
+    "show_lines",
+    "wait_text",
+    "when",
+    "which_rank",
+]

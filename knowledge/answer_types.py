@@ -1,0 +1,94 @@
+"""The shape of a follow-up answer and the small formatting every answer shares (times, sizes, ranks).
+
+A `Reply` is plain text plus lines: the Slack app escapes and renders it (`bot.slack.answers`), an
+optional LLM may rephrase its `material`, which holds exactly the facts it states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from denpex.core.models import Diagnosis, EvidenceLine
+from denpex.core.ranks import ranges
+from knowledge.glossary import Term
+from knowledge.jobfacts_answers import JobView, RankView
+from knowledge.schema import Entry
+
+
+@dataclass
+class Reply:
+    """A first sentence with this job's facts, the lines that show it, then what to do."""
+
+    intent: str
+    material: list[str] = field(default_factory=list)  # plain grounded facts (masked) for an LLM
+    known: bool = True
+    lead: str = ""
+    lines: list[EvidenceLine] = field(default_factory=list)
+    bullets: list[str] = field(default_factory=list)
+    action: str = ""
+    code: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ctx:
+    """Everything one diagnosis's answers are built from."""
+
+    d: Diagnosis
+    view: JobView
+    entry: Entry | None
+    related: Mapping[str, Entry]
+    glossary: Mapping[str, Term]
+
+
+def reply(intent: str, lead: str, lines: Iterable[EvidenceLine] = (), **kw: object) -> Reply:
+    """A `Reply` whose material is exactly what it says (the lead, the lines, the action, bullets)."""
+    shown = list(lines)
+    r = Reply(intent, lead=lead, lines=shown, **kw)  # type: ignore[arg-type]
+    r.material = [lead, *(f"{ln.source}:{ln.line} {ln.text}" for ln in shown), *r.bullets]
+    if r.action:
+        r.material.append(r.action)
+    return r
+
+
+def when(iso: str | None) -> str:
+    """`2026-11-20T03:14:02.123Z` -> `2026-11-20 03:14:02 UTC` (boot-relative stamps as they are)."""
+    if not iso:
+        return ""
+    if iso.startswith("+"):
+        return iso
+    return iso.replace("T", " ")[:19] + " UTC"
+
+
+def at(iso: str | None) -> str:
+    return f" at {when(iso)}" if iso else ""
+
+
+def duration(seconds: float) -> str:
+    s = abs(seconds)
+    if s < 120:
+        return f"{s:.0f} s" if s >= 10 else f"{s:.1f} s"
+    if s < 7200:
+        return f"{s:.0f} s ({s / 60:.0f} min)" if s < 3600 else f"{s / 60:.0f} min"
+    return f"{int(s // 3600)} h {int(s % 3600 // 60)} min"
+
+
+def gib(value: float | None) -> str:
+    return f"{value:.2f} GiB" if value is not None else "?"
+
+
+def ref(line: EvidenceLine | None) -> str:
+    return f"{line.source}:{line.line}" if line is not None else ""
+
+
+def rank_list(ranks: Iterable[RankView | int]) -> str:
+    return ranges(r if isinstance(r, int) else r.rank for r in ranks)
+
+
+def where(r: RankView, gpu: str | None = None) -> str:
+    """`rank 5 on gpu-02 (GPU 5)`."""
+    text = f"rank {r.rank}"
+    if r.node:
+        text += f" on {r.node}"
+    device = gpu or (f"GPU at PCI {r.gpu}" if r.gpu else None)
+    return text + (f" ({device})" if device else "")

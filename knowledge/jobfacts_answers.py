@@ -1,0 +1,185 @@
+"""This job's facts as follow-up answers use them: each rank's role, times and lines, the numbers.
+
+Built from the stored `Diagnosis` only (its `facts`, initiating rank, collateral groups, tails and
+collective traces), so a thread answers from what the engine found for *this* job. Diagnoses stored
+before `Diagnosis.facts` existed still work: the ranks then come from the collateral groups.
+A role is one of `initiating` (the rank that started it), `collateral` (failed because of it),
+`healthy` (logged, no failure line) and `missing` (the world had it, no line of the job is from it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from denpex.core.models import Diagnosis, EvidenceLine, RankFact
+from knowledge import evidence_numbers as num
+from knowledge.lines import parse_rank
+
+Role = Literal["initiating", "collateral", "healthy", "missing"]
+
+
+@dataclass(frozen=True, slots=True)
+class RankView:
+    rank: int
+    role: Role
+    node: str | None = None
+    gpu: str | None = None
+    category: str | None = None
+    first_time: str | None = None
+    first_line: EvidenceLine | None = None
+    phase: str | None = None
+    last_step: int | None = None
+    last_step_line: EvidenceLine | None = None
+    why: str = ""  # the collateral group's reason ("waited on rank 5")
+    suspect: str = ""  # what the collective traces say about it
+    inferred: bool = False  # named from the others' behaviour (a trace, a silence), not its own error
+
+
+@dataclass(frozen=True, slots=True)
+class AltView:
+    title: str
+    category: str
+    confidence: float
+    why: str
+
+
+@dataclass(slots=True)
+class JobView:
+    category: str
+    title: str | None
+    confidence: float
+    world_size: int | None
+    nodes: list[str]
+    launcher: str | None
+    start: str | None
+    end: str | None
+    initiating: RankView | None
+    ranks: dict[int, RankView] = field(default_factory=dict)
+    alternatives: list[AltView] = field(default_factory=list)
+    evidence: list[EvidenceLine] = field(default_factory=list)
+    phase_line: EvidenceLine | None = None
+    numbers: num.Numbers = field(default_factory=num.Numbers)
+
+    def with_role(self, role: Role) -> list[RankView]:
+        return [r for r in self.ranks.values() if r.role == role]
+
+    def first_collateral_time(self) -> str | None:
+        times = [r.first_time for r in self.with_role("collateral") if r.first_time]
+        return min(times) if times else None
+
+    def evidence_line(self, index: int) -> EvidenceLine | None:
+        return self.evidence[index] if 0 <= index < len(self.evidence) else None
+
+
+def seconds_between(a: str | None, b: str | None) -> float | None:
+    """Seconds from ISO time `a` to `b` (None when either is missing or not a wall-clock time)."""
+    if not a or not b or a.startswith("+") or b.startswith("+"):
+        return None
+    try:
+        return (_parse(b) - _parse(a)).total_seconds()
+    except ValueError:
+        return None
+
+
+def _parse(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def build(d: Diagnosis) -> JobView:
+    ini = d.initiating
+    facts = {r.rank: r for r in d.facts.ranks}
+    collateral = {r: g for g in d.collateral for r in g.ranks}
+    suspects = {s.rank: s.why for s in d.collectives.suspects}
+    world = d.facts.world_size or (d.stats.ranks or None)
+    every = set(facts) | set(collateral) | ({ini.rank} if ini.rank is not None else set()) | set(suspects)
+    ranks: dict[int, RankView] = {}
+    for rank in sorted(every | set(range(world or 0))):
+        fact = facts.get(rank, RankFact(rank=rank, has_log=rank in collateral or rank == ini.rank))
+        group = collateral.get(rank)
+        role: Role
+        if rank == ini.rank:
+            role = "initiating"
+        elif group is not None or fact.category is not None:
+            role = "collateral"
+        elif d.facts.ranks and not fact.has_log:
+            role = "missing"
+        else:
+            role = "healthy"
+        first_time = fact.first_time or (group.first_time if group is not None else None)
+        ranks[rank] = RankView(
+            rank=rank,
+            role=role,
+            node=fact.node or (ini.node if rank == ini.rank else None),
+            gpu=fact.gpu,
+            category=fact.category or (group.category if group is not None else None),
+            first_time=first_time,
+            first_line=fact.first_line,
+            phase=fact.phase,
+            last_step=fact.last_step,
+            last_step_line=fact.last_step_line,
+            why=group.why if group is not None else "",
+            suspect=suspects.get(rank, ""),
+        )
+    if ini.rank is not None and ini.rank in ranks:
+        r = ranks[ini.rank]
+        ranks[ini.rank] = _initiating(r, d)
+    alts = [AltView(a.title, a.category, a.confidence, a.why) for a in d.alternatives]
+    return JobView(
+        category=d.category,
+        title=d.entry.title if d.entry else None,
+        confidence=d.confidence,
+        world_size=world,
+        nodes=d.facts.nodes or sorted({n for n in (ini.node,) if n} | set(d.nodes)),
+        launcher=d.facts.launcher,
+        start=d.facts.start,
+        end=d.facts.end,
+        initiating=ranks.get(ini.rank) if ini.rank is not None else None,
+        ranks=ranks,
+        alternatives=alts,
+        evidence=list(ini.evidence),
+        phase_line=ini.phase_evidence,
+        numbers=num.read(ln.text for ln in ini.evidence),
+    )
+
+
+def _initiating(r: RankView, d: Diagnosis) -> RankView:
+    """The initiating rank as the verdict saw it: its time, node, phase and first evidence line."""
+    ini = d.initiating
+    first = (
+        ini.evidence[0]
+        if ini.evidence and (r.first_line is None or _writer(ini.evidence[0], r))
+        else r.first_line
+    )
+    return RankView(
+        rank=r.rank,
+        role="initiating",
+        node=ini.node or r.node,
+        gpu=r.gpu,
+        category=d.category,
+        first_time=ini.time or r.first_time,
+        first_line=first,
+        phase=ini.phase or r.phase,
+        last_step=r.last_step,
+        last_step_line=r.last_step_line,
+        suspect=r.suspect,
+        inferred=bool(d.facts.ranks)
+        and r.first_line is None
+        and not any(_writer(ln, r) for ln in ini.evidence),
+    )
+
+
+def _writer(line: EvidenceLine, r: RankView) -> bool:
+    """Did rank `r` write this evidence line (its rank prefix, or its own file without a prefix)?"""
+    prefix = parse_rank(line.text).rank
+    if prefix is not None:
+        return prefix == r.rank
+    return r.first_line is not None and line.source == r.first_line.source
+
+
+def rank_numbers(view: JobView, rank: RankView) -> num.Numbers:
+    """The figures in one rank's own lines (the initiating rank: every evidence line)."""
+    if rank.role == "initiating":
+        return view.numbers
+    return num.read([rank.first_line.text] if rank.first_line is not None else [])

@@ -1,0 +1,120 @@
+"""Per-rank and job facts for follow-up answers, read from the same scan the verdict came from.
+
+The verdict names one rank and the collateral groups; a follow-up question ("when did rank 3 fail?",
+"what step did rank 7 reach?", "which GPU was rank 5 on?") needs each rank's own first failure line,
+its phase, its node and device and its last progress line. They are all in the retained hits and
+tails already, so this is a pass over retained lines only, never over the logs again. Every text
+kept here goes through the `Redactor`, as everything that leaves the engine does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from denpex.core.models import EvidenceLine, RankFact, RunFacts
+from knowledge.lines import Stamp, parse_rank, parse_step, parse_timestamp
+from knowledge.scanner import SourceScan
+from knowledge.signals import Job, Signal
+
+#: launchers by a line or a file name they leave (the first that matches names the launcher)
+_LAUNCHERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("torchrun", re.compile(r"torch\.distributed\.elastic|torchrun|^\s*\[default\d+\]:|torchrun-logs/")),
+    ("deepspeed", re.compile(r"deepspeed\.launcher|\[launch\] .*world_size|deepspeed launcher", re.I)),
+    ("accelerate", re.compile(r"accelerate launch|accelerate\.commands")),
+    ("srun", re.compile(r"^\s*srun: |^\s{0,4}\d{1,6}: |srun\.out$")),
+    ("mpirun", re.compile(r"mpirun|Open MPI|PMIX", re.I)),
+)
+
+Red = Callable[[SourceScan, int, str], str]
+
+
+def build(job: Job, red: Red) -> RunFacts:
+    """Every rank the job had (the world size when known, else the ranks seen) with its facts."""
+    firsts = _first_failures(job)
+    steps = _last_steps(job, red)
+    seen = set(job.ranks) | set(firsts)
+    world = job.world or (max(seen) + 1 if seen else None)
+    ranks = []
+    for rank in range(world or 0):
+        rf = RankFact(rank=rank, node=job.rank_node.get(rank), has_log=rank in seen)
+        pci = job.rank_pci.get(rank)
+        rf.gpu = pci[1] if pci else None
+        sig = firsts.get(rank)
+        if sig is not None:
+            scan = job.scans[sig.source]
+            rf.category = sig.entry.category
+            rf.first_time = sig.stamp.iso() if sig.stamp is not None and not sig.stamp.relative else None
+            text = red(scan, sig.line, sig.hit.text)
+            rf.first_line = EvidenceLine(source=scan.source.name, line=sig.line, text=text)
+            phase = job.phase_of(sig)
+            rf.phase = phase.phase if phase is not None else None
+            rf.node = rf.node or sig.node
+        if rank in steps:
+            rf.last_step, rf.last_step_line = steps[rank]
+        ranks.append(rf)
+    start, end = _span(job)
+    nodes = sorted({n for n in job.rank_node.values()} | {s.source.node for s in job.scans if s.source.node})
+    return RunFacts(world_size=world, nodes=nodes, launcher=_launcher(job), start=start, end=end, ranks=ranks)
+
+
+def _first_failures(job: Job) -> dict[int, Signal]:
+    """Each rank's earliest failure line it wrote itself (a launcher's report only when nothing else)."""
+    own: dict[int, Signal] = {}
+    reported: dict[int, Signal] = {}
+    for s in job.signals:
+        if s.rank is None or s.demoted:
+            continue
+        pool = reported if s.hit.secondhand else own
+        if s.rank not in pool or s.order() < pool[s.rank].order():
+            pool[s.rank] = s
+    return {**reported, **own}
+
+
+def _last_steps(job: Job, red: Red) -> dict[int, tuple[int, EvidenceLine]]:
+    """The last progress line (`step N`) each rank printed, from the numbered tails."""
+    out: dict[int, tuple[int, EvidenceLine]] = {}
+    for scan in job.scans:
+        if scan.source.kind in ("kernel", "scheduler"):
+            continue
+        for line, text in scan.numbered_tail:
+            step = parse_step(text)
+            if step is None:
+                continue
+            rank = parse_rank(text).rank
+            rank = rank if rank is not None else scan.source.rank
+            if rank is None:
+                continue
+            if rank not in out or step >= out[rank][0]:
+                out[rank] = (
+                    step,
+                    EvidenceLine(source=scan.source.name, line=line, text=red(scan, line, text)),
+                )
+    return out
+
+
+def _span(job: Job) -> tuple[str | None, str | None]:
+    """The first and the last wall-clock time any log of the job shows."""
+    starts = [s.first_stamp.value for s in job.scans if s.first_stamp and not s.first_stamp.relative]
+    ends = []
+    for scan in job.scans:
+        for _, text in reversed(scan.numbered_tail):
+            stamp = parse_timestamp(text)
+            if stamp is not None and not stamp.relative and stamp.has_year:
+                ends.append(stamp.value)
+                break
+    ends += [t for s in job.signals if (t := s.abs_time()) is not None]
+    start = Stamp(min(starts)).iso() if starts else None
+    end = Stamp(max(ends)).iso() if ends else None
+    return start, end
+
+
+def _launcher(job: Job) -> str | None:
+    for name, rx in _LAUNCHERS:
+        for scan in job.scans:
+            if rx.search(scan.source.name):
+                return name
+            texts = [t for _, t in scan.numbered_tail[:5]] + [h.text for h in scan.hits[:50]]
+            if any(rx.search(t) for t in texts):
+                return name
+    return None

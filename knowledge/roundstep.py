@@ -1,0 +1,56 @@
+"""A kill right after a progress bar stopped on a round step: most likely a checkpoint save.
+
+Trainers save every `save_steps` / `save_interval` / `every_n_train_steps` steps, and those intervals are
+round numbers (50, 100, 500, 1000). The bar is updated when the step ends and the save runs before the
+next step, so a process killed while saving leaves the bar frozen on a multiple of the interval. A kill
+with no traceback (SIGKILL, exit -9, the OOM killer) right after such a bar is therefore read as a death
+in `checkpoint_save`, as an inference: the engine lowers its confidence and keeps the ordinary host
+OOM as the alternative.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.phases import PhaseFact
+
+#: a tqdm bar: `  5%|▍         | 200/4443 [11:11:27<255:23:04, 216.68s/it]`
+_BAR = re.compile(r"\b\d{1,3}%\|[^|\n]{0,120}\| *(\d+)/(\d+) \[")
+#: the smallest save interval worth trusting: a kill at step 10 says nothing about a save
+ROUND = 100
+#: how many lines above the kill the frozen bar may be (the launcher's own lines come in between)
+WINDOW = 8
+MARKER = "round-step-save"
+#: the signatures of a kill that leaves no traceback (the entries' ids for them, knowledge/entries/)
+KILL_SIGNATURES = frozenset(
+    {
+        "kernel-oom-kill", "oom-killer-kernel", "memcg-oom", "memcg-v1-limit", "oom-reaper",
+        "slurm-oom-kill-event", "slurm-state-oom", "slurm-oom", "srun-task-oom", "k8s-oomkilled",
+        "elastic-sigkill", "deepspeed-launcher-sigkill", "bare-killed", "bare-killed-marked",
+        "ray-memory-pressure",
+    }
+)  # fmt: skip
+
+
+def round_step_save(source: int, numbered: list[tuple[int, str]], line: int) -> PhaseFact | None:
+    """The `checkpoint_save` phase inferred from the last progress bar just above `line` (or glued to
+    its start), when it stopped on a round step short of the end; None otherwise."""
+    for number, text in reversed(numbered):
+        if number > line:
+            continue
+        if number < line - WINDOW:
+            return None
+        bars = list(_BAR.finditer(text))
+        if not bars:
+            continue
+        done, total = int(bars[-1].group(1)), int(bars[-1].group(2))
+        if done >= ROUND and done % ROUND == 0 and done < total:
+            return PhaseFact("checkpoint_save", source, number, text, MARKER)
+        return None
+    return None
+
+
+def step_of(text: str) -> int | None:
+    """The step the last bar on a line shows."""
+    bars = list(_BAR.finditer(text))
+    return int(bars[-1].group(1)) if bars else None

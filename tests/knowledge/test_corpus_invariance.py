@@ -1,0 +1,60 @@
+"""The same log, as different tools deliver it, gets the same diagnosis.
+
+Real logs reach Denpex with Windows line ends, ANSI colours (rich, loguru, colorlog), a timestamp on
+every line (`kubectl logs --timestamps`, Loki, CloudWatch exports), or a launcher's rank label on every
+line (srun `--label`, torchrun `--tee`). Each corpus case is rewritten each way and must keep the
+category and initiating rank it gets as written: a rule that only holds at the start of a bare line is a
+rule fitted to a file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from knowledge.engine import Engine
+from knowledge.sources import discover
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+
+def _each_line(prefix: str, suffix: str = "") -> Callable[[str], str]:
+    return lambda text: "\n".join(f"{prefix}{line}{suffix}" if line else line for line in text.split("\n"))
+
+
+REWRITES: dict[str, Callable[[str], str]] = {
+    "crlf": lambda text: text.replace("\n", "\r\n"),
+    "ansi": _each_line("\x1b[0;31m", "\x1b[0m"),
+    "iso-timestamp": _each_line("2024-05-01T10:00:00.123456789Z "),
+}
+#: the kernel log keeps its own format: the rewrites are of what a training process prints
+_KERNEL = re.compile(r"\.dmesg$|kern|kmsg")
+
+
+def _diagnose(engine: Engine, folder: Path) -> tuple[str, int | None]:
+    diag = engine.diagnose(discover([folder]))
+    return diag.category, diag.initiating.rank
+
+
+@pytest.mark.parametrize("rewrite", sorted(REWRITES))
+def test_corpus_diagnosis_survives_how_the_log_was_delivered(
+    engine: Engine, tmp_path: Path, rewrite: str
+) -> None:
+    changed = []
+    cases = sorted(p for p in CORPUS.iterdir() if (p / "logs").is_dir())
+    for case in cases:
+        expected = _diagnose(engine, case / "logs")
+        out = tmp_path / case.name
+        out.mkdir()
+        for f in (case / "logs").iterdir():
+            text = f.read_bytes().decode("utf-8", "replace")
+            text = text if _KERNEL.search(f.name) else REWRITES[rewrite](text)
+            (out / f.name).write_bytes(text.encode("utf-8"))
+        got = _diagnose(engine, out)
+        if got != expected:
+            changed.append(f"{case.name}: {expected} -> {got}")
+    assert len(cases) >= 150
+    assert not changed, "\n".join(changed)

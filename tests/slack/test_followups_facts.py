@@ -1,0 +1,383 @@
+"""Follow-up answers state this job's facts (and never contradict them), over six diagnosed jobs.
+
+Each case: a job (tests/slack/factjobs.py, real-looking logs through the real engine), a question,
+the intent, the facts the answer must state and the claims it must not make. The answer layer is
+called directly here; `test_through_slack` sends a subset through the real Slack app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.slack.answers import Answer, Answerer
+from bot.slack.render import BlockKitRenderer
+from denpex.core.models import Diagnosis
+from knowledge.schema import load_entries
+from tests.slack import factjobs, helpers
+from tests.slack.test_followups_http import bot_replies, question, scale
+from workers.ports import QuotaDecision
+from workers.posting import SlackPoster
+from workers.store import Store
+
+Case = tuple[str, str, str, list[str], list[str]]
+CASES: list[Case] = [
+    # --- gpu_oom: rank 5 CUDA OOM at step 2001 on gpu-02, the others' watchdogs 600 s later
+    (
+        "gpu_oom",
+        "which rank failed first?",
+        "which_rank",
+        ["Rank 5", "gpu-02", "03:14:02", "rank5.log:222"],
+        ["Rank 0 on", "checkpoint"],
+    ),
+    ("gpu_oom", "which node and GPU was it on?", "which_rank", ["gpu-02", "GPU 5"], ["gpu-01 ("]),
+    ("gpu_oom", "who started it?", "which_rank", ["Rank 5", "0-4,6,7"], []),
+    (
+        "gpu_oom",
+        "what was rank 7 doing?",
+        "phase",
+        ["Rank 7", "_REDUCE_SCATTER_BASE", "rank 5", "600 s", "48213", "rank7.log:206"],
+        ["saving a checkpoint"],
+    ),
+    (
+        "gpu_oom",
+        "how far over the memory was it?",
+        "memory",
+        ["3.91 GiB", "1.21 GiB", "2.70 GiB short", "79.15 GiB", "2.41 GiB"],
+        ["may be enough"],
+    ),
+    ("gpu_oom", "how much was free on the GPU?", "memory", ["1.21 GiB free", "GPU 5"], []),
+    ("gpu_oom", "what step did it reach?", "phase", ["step 2001", "training"], ["checkpoint_save"]),
+    (
+        "gpu_oom",
+        "was it saving a checkpoint?",
+        "phase",
+        ["No, it was not saving a checkpoint", "training"],
+        [],
+    ),
+    (
+        "gpu_oom",
+        "how long after the first error did the rest die?",
+        "when",
+        ["600 s", "03:14:02", "03:24:02"],
+        [],
+    ),
+    ("gpu_oom", "when did it fail?", "when", ["03:14:02 UTC"], []),
+    ("gpu_oom", "show the stack", "show_lines", ["rank5.log:214", "rank5.log:222", "CUDA out of memory"], []),
+    ("gpu_oom", "show rank 2's last lines", "show_lines", ["rank2.log", "step 2000"], []),
+    (
+        "gpu_oom",
+        "how many ranks were hit?",
+        "ranks_count",
+        ["8 of 8", "rank 5 first", "7 collateral", "0-4,6,7", "gpu-01, gpu-02"],
+        ["PyTorch, DeepSpeed"],
+    ),
+    (
+        "gpu_oom",
+        "why did rank 3 fail?",
+        "rank_why",
+        ["Rank 3 was collateral", "rank 5", "600 s", "rank3.log:206"],
+        ["Rank 3 started"],
+    ),
+    (
+        "gpu_oom",
+        "why did rank 5 fail?",
+        "rank_why",
+        ["Rank 5 started it", "CUDA out-of-memory", "rank5.log:222"],
+        [],
+    ),
+    ("gpu_oom", "why did rank 12 fail?", "rank_why", ["no rank 12", "0-7"], []),
+    (
+        "gpu_oom",
+        "is it hardware?",
+        "hardware",
+        ["No sign of hardware", "GPU is healthy"],
+        ["Yes, likely hardware"],
+    ),
+    (
+        "gpu_oom",
+        "is it safe to restart as is?",
+        "restart",
+        ["Not as is", "step 2001", "2.70 GiB short"],
+        ["Yes, probably"],
+    ),
+    (
+        "gpu_oom",
+        "what should I change?",
+        "fix",
+        ["2.70 GiB", "GPU 5", "fragmentation would not cover", "per_device_train_batch_size"],
+        [],
+    ),
+    (
+        "gpu_oom",
+        "how do I verify the fix?",
+        "verify",
+        ["expandable_segments", "rank 5 gets past step 2001"],
+        [],
+    ),
+    (
+        "gpu_oom",
+        "what else could it be?",
+        "alternatives",
+        ["Nothing else scored close", "ZeRO-3 Checkpoint Save", "0.27", "0.88"],
+        [],
+    ),
+    (
+        "gpu_oom",
+        "what does PYTORCH_CUDA_ALLOC_CONF mean?",
+        "explain",
+        ["caching allocator", "This job's fix uses"],
+        [],
+    ),
+    ("gpu_oom", "what is expandable_segments?", "explain", ["fragmentation"], []),
+    (
+        "gpu_oom",
+        "what was each rank doing?",
+        "activity",
+        ["No Flight Recorder dumps", "0-4,6,7", "_REDUCE_SCATTER_BASE", "Rank 5"],
+        [],
+    ),
+    (
+        "gpu_oom",
+        "tell me a joke",
+        "help",
+        ["why did rank 5 fail?", "how far over the memory"],
+        ["Deterministic", "PyTorch, DeepSpeed"],
+    ),
+    ("gpu_oom", "does this happen in inference too?", "help", ["Try:"], ["KV-cache"]),
+    # --- checkpoint_oom: rank 1 host OOM while saving (real torchrun job)
+    (
+        "checkpoint_oom",
+        "which rank failed first?",
+        "which_rank",
+        ["Rank 1", "saving a checkpoint", "console.log:84"],
+        ["CUDA"],
+    ),
+    (
+        "checkpoint_oom",
+        "was it saving a checkpoint?",
+        "phase",
+        ["Rank 1 was saving a checkpoint"],
+        ["No, it was not"],
+    ),
+    ("checkpoint_oom", "how much memory did it need?", "memory", ["host memory", "16 MiB"], ["GPU", "short"]),
+    ("checkpoint_oom", "how many ranks failed?", "ranks_count", ["4 of 4", "rank 1 first", "0,2,3"], []),
+    (
+        "checkpoint_oom",
+        "what else could it be?",
+        "alternatives",
+        ["runner-up", "System Memory OOM on FSDP Checkpoint Save", "0.57"],
+        ["Nothing else scored close"],
+    ),
+    ("checkpoint_oom", "is it safe to restart as is?", "restart", ["Not as is", "Deterministic"], []),
+    ("checkpoint_oom", "is it a bad GPU?", "hardware", ["No sign of hardware"], ["Xid 79"]),
+    ("checkpoint_oom", "how long after the first error did the rest die?", "when", ["4.7 s later"], []),
+    ("checkpoint_oom", "show the traceback", "show_lines", ["save_checkpoint", "DefaultCPUAllocator"], []),
+    (
+        "checkpoint_oom",
+        "what is low_cpu_mem_usage?",
+        "explain",
+        ["second full copy", "This job's fix uses"],
+        [],
+    ),
+    # --- desync: rank 3 entered another collective; ranks 0-2 timed out (gloo, real torchrun job)
+    ("desync", "which rank failed first?", "which_rank", ["Rank 3", "console.log:64"], ["Rank 1 on"]),
+    ("desync", "what was rank 1 doing?", "phase", ["Rank 1 was waiting", "rank 3"], ["saving a checkpoint"]),
+    ("desync", "why did rank 0 fail?", "rank_why", ["Rank 0 was collateral", "15 s timeout"], []),
+    ("desync", "how many ranks were affected?", "ranks_count", ["4 of 4", "rank 3 first", "0-2"], []),
+    (
+        "desync",
+        "what was each rank doing?",
+        "activity",
+        ["No Flight Recorder dumps", "Ranks 0-2", "Rank 3"],
+        [],
+    ),
+    ("desync", "what else could it be?", "alternatives", ["Workers Torn Down", "0.23"], []),
+    ("desync", "what does TORCH_DISTRIBUTED_DEBUG mean?", "explain", ["DETAIL"], []),
+    ("desync", "is it hardware?", "hardware", ["No sign of hardware"], ["Yes"]),
+    ("desync", "what's the launcher's exit code for rank 9?", "rank_why", ["no rank 9"], []),
+    # --- xid: Xid 79 on gpu-02 (PCI 0000:3b:00), rank 5's GPU; the others' watchdogs 600 s later
+    (
+        "xid",
+        "is it hardware?",
+        "hardware",
+        ["Yes, likely hardware", "Xid 79", "gpu-02", "0000:3b:00", "rank 5's GPU", "node-gpu-02.dmesg:2"],
+        ["rank 1's GPU", "No sign"],
+    ),
+    ("xid", "which GPU was it?", "which_rank", ["Rank 5", "gpu-02", "0000:3b:00"], []),
+    ("xid", "is it safe to restart as is?", "restart", ["Not as is", "drain gpu-02"], ["Yes, probably"]),
+    (
+        "xid",
+        "what happened on gpu-02?",
+        "node",
+        ["On gpu-02", "rank 5 initiating", "Xid (PCI:0000:3b:00): 79"],
+        [],
+    ),
+    ("xid", "what happened on gpu-09?", "node", ["no evidence from node", "gpu-02"], []),
+    ("xid", "what was rank 0 doing?", "phase", ["Rank 0 was waiting in ALLREDUCE", "rank 5", "600 s"], []),
+    (
+        "xid",
+        "how far over the memory was it?",
+        "memory",
+        ["no memory figures", "GPU hardware fault"],
+        ["GiB short"],
+    ),
+    ("xid", "what does Xid mean?", "explain", ["NVIDIA driver error"], []),
+    ("xid", "how many ranks were hit?", "ranks_count", ["8 of 8", "rank 5 first"], []),
+    ("xid", "what should we change?", "fix", ["GPU hardware fault", "rank 5"], []),
+    # --- host_oom_kill: the OOM killer killed rank 2 (pid 51234, 61.25 GiB anon-rss) on gpu-01
+    (
+        "host_oom_kill",
+        "which rank failed first?",
+        "which_rank",
+        ["Rank 2", "gpu-01", "host out-of-memory kill"],
+        ["CUDA"],
+    ),
+    (
+        "host_oom_kill",
+        "how much memory did it use?",
+        "memory",
+        ["pid 51234", "61.25 GiB", "anon-rss", "rank 2"],
+        ["GPU"],
+    ),
+    ("host_oom_kill", "what killed rank 2?", "rank_why", ["Rank 2 started it", "SIGKILL", "-9"], []),
+    (
+        "host_oom_kill",
+        "why did rank 1 fail?",
+        "rank_why",
+        ["Rank 1 was collateral", "rank 2", "ALLGATHER"],
+        [],
+    ),
+    ("host_oom_kill", "how long after the first error did the rest die?", "when", ["601 s", "03:14:05"], []),
+    ("host_oom_kill", "what is the OOM killer?", "explain", ["Linux kernel"], []),
+    ("host_oom_kill", "is the GPU broken?", "hardware", ["No sign of hardware"], ["Yes"]),
+    ("host_oom_kill", "how many ranks were hit?", "ranks_count", ["4 of 4", "rank 2 first", "0,1,3"], []),
+    # --- flight_recorder: rank 2 never entered all_reduce #5 (NCCL dumps), the others timed out
+    (
+        "flight_recorder",
+        "what was each rank doing?",
+        "activity",
+        ["4 Flight Recorder dump", "Ranks 0,1,3: all_reduce #5", "Rank 2: all_reduce #4"],
+        [],
+    ),
+    (
+        "flight_recorder",
+        "which rank failed first?",
+        "which_rank",
+        ["Rank 2 is the likely start", "never entered all_reduce #5"],
+        ["failed first"],
+    ),
+    (
+        "flight_recorder",
+        "why did rank 0 fail?",
+        "rank_why",
+        ["Rank 0 was collateral", "ALLREDUCE", "SeqNum 5"],
+        [],
+    ),
+    (
+        "flight_recorder",
+        "why did rank 2 fail?",
+        "rank_why",
+        ["likely start", "never entered"],
+        ["timeout (watchdog) at"],
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Diagnosis]:
+    tmp: Path = tmp_path_factory.mktemp("factjobs")
+    return {name: build(tmp) for name, build in factjobs.JOBS.items()}
+
+
+@pytest.fixture(scope="module")
+def answerers(jobs: dict[str, Diagnosis]) -> dict[str, Answerer]:
+    entries = {e.id: e for e in load_entries()}
+    return {
+        name: Answerer(d, entries.get(d.entry.id) if d.entry else None, entries) for name, d in jobs.items()
+    }
+
+
+def check(answer: Answer, intent: str, must: list[str], never: list[str]) -> None:
+    assert answer.intent == intent, answer.text
+    for fact in must:
+        assert fact in answer.text, f"missing {fact!r} in:\n{answer.text}"
+    for claim in never:
+        assert claim not in answer.text, f"false claim {claim!r} in:\n{answer.text}"
+
+
+def test_enough_cases() -> None:
+    assert len(CASES) >= 60 and len({c[0] for c in CASES}) >= 5
+
+
+@pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)
+def test_answers_state_the_jobs_facts(
+    answerers: dict[str, Answerer], job: str, question: str, intent: str, must: list[str], never: list[str]
+) -> None:
+    check(answerers[job].answer(question), intent, must, never)
+
+
+def test_the_lead_answers_first(answerers: dict[str, Answerer]) -> None:
+    """The first sentence carries the fact; the lines that show it come after it."""
+    text = answerers["gpu_oom"].answer("what was rank 7 doing?").text
+    first = text.split("\n")[0]
+    assert first.startswith("Rank 7 was waiting in _REDUCE_SCATTER_BASE") and "rank 5" in first
+    assert text.index("rank7.log:206") > text.index("rank 5")
+
+
+def test_material_is_what_the_answer_says(answerers: dict[str, Answerer]) -> None:
+    answer = answerers["gpu_oom"].answer("how far over the memory was it?")
+    assert any("2.70 GiB short" in m for m in answer.material)
+    assert any(m.startswith("rank5.log:222 ") for m in answer.material)
+
+
+SLACK_CASES = [
+    c
+    for c in CASES
+    if (c[0], c[1])
+    in {
+        ("gpu_oom", "what was rank 7 doing?"),
+        ("gpu_oom", "how far over the memory was it?"),
+        ("gpu_oom", "how many ranks were hit?"),
+        ("gpu_oom", "what else could it be?"),
+        ("gpu_oom", "tell me a joke"),
+        ("xid", "is it hardware?"),
+        ("xid", "is it safe to restart as is?"),
+        ("host_oom_kill", "how much memory did it use?"),
+        ("checkpoint_oom", "was it saving a checkpoint?"),
+        ("flight_recorder", "what was each rank doing?"),
+        ("desync", "what was rank 1 doing?"),
+    }
+]
+
+
+async def test_through_slack(slack_stack: Any, redis_client: Any, jobs: dict[str, Diagnosis]) -> None:
+    """The same answers through the real Slack app: signed events in, posts to the fake Slack out."""
+    assert len(SLACK_CASES) >= 10
+    scale(redis_client)
+    threads = {}
+    for name in sorted({c[0] for c in SLACK_CASES}):
+        threads[name] = await asyncio.to_thread(_post, slack_stack.fake, redis_client, name, jobs[name])
+    asked: dict[str, int] = {}
+    for job, q, _intent, must, never in SLACK_CASES:
+        ts = threads[job]
+        asked[job] = asked.get(job, 0) + 1
+        await slack_stack.event(question(q, ts))
+        replies = await bot_replies(slack_stack.fake, ts, asked[job])
+        text = replies[asked[job] - 1]["text"]
+        for fact in must:
+            assert fact.replace("&", "&amp;") in text, f"{q}: missing {fact!r} in {text}"
+        for claim in never:
+            assert claim not in text, f"{q}: false claim {claim!r} in {text}"
+
+
+def _post(fake: Any, redis_client: Any, name: str, diagnosis: Diagnosis) -> str:
+    key = f"files:ci:{name}"
+    store = Store(redis_client, result_ttl=3600)
+    store.save_diagnosis(key, diagnosis)
+    poster = SlackPoster(fake.web_client(), "C0ALERTS", store, BlockKitRenderer(helpers.entries()))
+    _, ts = poster.post(key, helpers.job(name), diagnosis, QuotaDecision(allowed=True, plan="scale"))
+    return str(ts)

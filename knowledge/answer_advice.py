@@ -48,7 +48,7 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
         lead = t.hardware_yes(ev.code, name, f" on {node}" if node else "", ev.pci, rank)
         return reply("hardware", lead, xids[:2], action=faq)
     lead = t.hardware_no(t.category_words(v.category))
-    return reply("hardware", lead, v.evidence[:1], action=faq)
+    return reply("hardware", lead, v.key_line(), action=faq)
 
 
 def restart(c: Ctx, m: Match) -> Reply | None:
@@ -66,13 +66,13 @@ def restart(c: Ctx, m: Match) -> Reply | None:
     if v.numbers.oom is not None and v.numbers.oom[0].short_gib is not None:
         facts += t.was_short(gib(v.numbers.oom[0].short_gib))
     lead = t.restart_verdict(safe, facts.strip() or text)
-    return reply("restart", lead, v.evidence[:1], action=text if facts else "")
+    return reply("restart", lead, v.key_line(), action=text if facts else "")
 
 
 def _safe_to_rerun(recurrence: str) -> bool | None:
     """The entry's recurrence text: deterministic (not safe as is), transient (safe), or it depends."""
     low = recurrence.lower()
-    if low.startswith("deterministic") or "deterministic for" in low:
+    if low.startswith("deterministic"):
         return False
     if "transient" in low or low.startswith(("intermittent", "random", "rare")):
         return True
@@ -100,7 +100,7 @@ def fix(c: Ctx, m: Match) -> Reply | None:
     steps = list(c.entry.fix.steps) if c.entry else [c.d.fix]
     snippet = c.d.fix_snippet or (fill(c.entry.fix.snippet, JobFacts()).strip() if c.entry else "")  # fitted
     return reply(
-        "fix", t.fix_for_job(facts) if facts else t.FIX_ONLY, v.evidence[:1], bullets=steps, code=snippet
+        "fix", t.fix_for_job(facts) if facts else t.FIX_ONLY, v.key_line(), bullets=steps, code=snippet
     )
 
 
@@ -127,7 +127,7 @@ def alternatives(c: Ctx, m: Match) -> Reply | None:
     else:
         lead = t.runner_up(best.title, best.confidence, v.confidence, why)
     rest = [f"{a.title} ({a.confidence:.2f}): {a.why or 'weaker evidence'}" for a in v.alternatives[1:5]]
-    return reply("alternatives", lead, v.evidence[:1], bullets=rest)
+    return reply("alternatives", lead, v.key_line(), bullets=rest)
 
 
 def explain(c: Ctx, m: Match) -> Reply | None:
@@ -158,7 +158,7 @@ def activity(c: Ctx, m: Match) -> Reply | None:
     for r in v.ranks.values():
         groups.setdefault(_doing_text(c, r), []).append(r.rank)
     rows = [t.activity_from_logs(rl(ranks), what) for what, ranks in groups.items()]
-    return reply("activity", t.NO_DUMPS + " " + " ".join(rows), v.evidence[:1])
+    return reply("activity", t.NO_DUMPS + " " + " ".join(rows), v.key_line())
 
 
 def _doing_text(c: Ctx, r: RankView) -> str:

@@ -91,10 +91,20 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
     coll = v.with_role("collateral")
     if coll:
         lead += " " + t.collateral_after(len(coll), rl(coll), _later(_gap(v)), ini.rank)
-    lines = [ini.first_line] if ini.first_line is not None else v.evidence[:1]
-    if v.phase_line is not None and v.phase_line not in lines:
-        lines.append(v.phase_line)
+    note = _engine_note(c)
+    lead += f" {note}" if note else ""
+    lines = v.key_line()
+    shown = v.phase_line_of(ini)
+    if shown is not None and shown not in lines:
+        lines.append(shown)
     return reply("which_rank", lead, lines)
+
+
+def _engine_note(c: Ctx) -> str:
+    """What the engine said about naming this rank (a desync report, a silence), ahead of the entry's text."""
+    if c.entry is None or c.entry.root_cause not in c.d.root_cause:
+        return ""
+    return c.d.root_cause.split(c.entry.root_cause, 1)[0].strip()
 
 
 def rank_why(c: Ctx, m: Match) -> Reply | None:
@@ -201,7 +211,7 @@ def ranks_count(c: Ctx, m: Match) -> Reply | None:
         lead += " " + t.no_log_from(rl(missing))
     if v.nodes:
         lead += " " + t.ran_on(v.nodes)
-    return reply("ranks_count", lead, v.evidence[:1])
+    return reply("ranks_count", lead, v.key_line())
 
 
 def phase(c: Ctx, m: Match) -> Reply | None:
@@ -229,7 +239,7 @@ def phase(c: Ctx, m: Match) -> Reply | None:
         lines = [r.last_step_line] if r.last_step_line else []
         return reply("phase", t.last_step_only(r.rank, r.last_step), lines)
     step = f" at step {r.last_step}" if r.last_step is not None else ""
-    shown = v.phase_line if r.role == "initiating" else None
+    shown = v.phase_line_of(r)
     lead = t.phase_of(f"Rank {r.rank}", phase_words(r.phase), step, f" ({ref(shown)})" if shown else "")
     if re.search(r"checkpoint|saving|save", m.text) and r.phase != "checkpoint_save":
         lead = t.not_checkpoint(phase_words(r.phase) + step) + " " + lead
@@ -259,7 +269,7 @@ def memory(c: Ctx, m: Match) -> Reply | None:
         return reply("memory", lead, shown(nums.host[1]))
     if v.category in ("host_oom", "cpu_oom_checkpoint"):
         return reply("memory", t.host_oom_line(who, _doing(r) if r else ""), v.evidence[:2])
-    return reply("memory", t.no_memory_figures(t.category_words(v.category)), v.evidence[:1])
+    return reply("memory", t.no_memory_figures(t.category_words(v.category)), v.key_line())
 
 
 def _oom_lead(who: str, o: num.CudaOom) -> str:

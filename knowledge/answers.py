@@ -21,7 +21,7 @@ from denpex.core.texts import slack as t
 from knowledge import answer_advice, answer_facts
 from knowledge.answer_types import Ctx, Reply
 from knowledge.glossary import Term, load_glossary
-from knowledge.intents import MIN_SCORE, IntentMatcher, Match
+from knowledge.intents import CUE_WEIGHT, MIN_SCORE, IntentMatcher, Match
 from knowledge.jobfacts_answers import build
 from knowledge.schema import Entry
 
@@ -91,7 +91,11 @@ class Answerer:
         """The first intent, best first, whose handler can answer from this job's facts."""
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
         m = self.matcher.match(question, nodes)
-        for score, _, intent in self.matcher.scores(question):
+        ranked = self.matcher.scores(question)
+        asks_meaning = any(i == "explain" and score >= CUE_WEIGHT for score, _, i in ranked)
+        if asks_meaning and (term := answer_advice.explain(self.ctx, m)) is not None:
+            return term  # "what is the OOM killer?": the term, before the memory figures
+        for score, _, intent in ranked:
             if score < MIN_SCORE:
                 break
             if intent in NODE_FIRST and m.node in nodes and m.rank is None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from denpex.core.models import Diagnosis, EvidenceLine, RankFact
+from denpex.core.models import CollateralGroup, Diagnosis, EvidenceLine, RankFact
 from knowledge import evidence_numbers as num
 from knowledge.lines import parse_rank
 
@@ -72,6 +72,18 @@ class JobView:
     def evidence_line(self, index: int) -> EvidenceLine | None:
         return self.evidence[index] if 0 <= index < len(self.evidence) else None
 
+    def key_line(self) -> list[EvidenceLine]:
+        """The line that shows the failure: the initiating rank's own, else the verdict's first."""
+        ini = self.initiating
+        if ini is not None and ini.first_line is not None:
+            return [ini.first_line]
+        return self.evidence[:1]
+
+    def phase_line_of(self, r: RankView) -> EvidenceLine | None:
+        """The verdict's phase line, when the rank wrote it (a combined log holds every rank's)."""
+        line = self.phase_line
+        return line if line is not None and r.role == "initiating" and written_by(line, r) else None
+
 
 def seconds_between(a: str | None, b: str | None) -> float | None:
     """Seconds from ISO time `a` to `b` (None when either is missing or not a wall-clock time)."""
@@ -88,6 +100,7 @@ def _parse(iso: str) -> datetime:
 
 
 def build(d: Diagnosis) -> JobView:
+    """This job as the answers see it: every rank with its role, plus the verdict's lines and figures."""
     ini = d.initiating
     facts = {r.rank: r for r in d.facts.ranks}
     collateral = {r: g for g in d.collateral for r in g.ranks}
@@ -97,34 +110,9 @@ def build(d: Diagnosis) -> JobView:
     ranks: dict[int, RankView] = {}
     for rank in sorted(every | set(range(world or 0))):
         fact = facts.get(rank, RankFact(rank=rank, has_log=rank in collateral or rank == ini.rank))
-        group = collateral.get(rank)
-        role: Role
-        if rank == ini.rank:
-            role = "initiating"
-        elif group is not None or fact.category is not None:
-            role = "collateral"
-        elif d.facts.ranks and not fact.has_log:
-            role = "missing"
-        else:
-            role = "healthy"
-        first_time = fact.first_time or (group.first_time if group is not None else None)
-        ranks[rank] = RankView(
-            rank=rank,
-            role=role,
-            node=fact.node or (ini.node if rank == ini.rank else None),
-            gpu=fact.gpu,
-            category=fact.category or (group.category if group is not None else None),
-            first_time=first_time,
-            first_line=fact.first_line,
-            phase=fact.phase,
-            last_step=fact.last_step,
-            last_step_line=fact.last_step_line,
-            why=group.why if group is not None else "",
-            suspect=suspects.get(rank, ""),
-        )
+        ranks[rank] = _rank_view(d, fact, collateral.get(rank), suspects.get(rank, ""))
     if ini.rank is not None and ini.rank in ranks:
-        r = ranks[ini.rank]
-        ranks[ini.rank] = _initiating(r, d)
+        ranks[ini.rank] = _initiating(ranks[ini.rank], d)
     alts = [AltView(a.title, a.category, a.confidence, a.why) for a in d.alternatives]
     return JobView(
         category=d.category,
@@ -144,12 +132,38 @@ def build(d: Diagnosis) -> JobView:
     )
 
 
+def _rank_view(d: Diagnosis, fact: RankFact, group: CollateralGroup | None, suspect: str) -> RankView:
+    role: Role
+    if fact.rank == d.initiating.rank:
+        role = "initiating"
+    elif group is not None or fact.category is not None:
+        role = "collateral"
+    elif d.facts.ranks and not fact.has_log:
+        role = "missing"  # the stored facts know every rank of the world: this one wrote nothing
+    else:
+        role = "healthy"
+    return RankView(
+        rank=fact.rank,
+        role=role,
+        node=fact.node or (d.initiating.node if role == "initiating" else None),
+        gpu=fact.gpu,
+        category=fact.category or (group.category if group is not None else None),
+        first_time=fact.first_time or (group.first_time if group is not None else None),
+        first_line=fact.first_line,
+        phase=fact.phase,
+        last_step=fact.last_step,
+        last_step_line=fact.last_step_line,
+        why=group.why if group is not None else "",
+        suspect=suspect,
+    )
+
+
 def _initiating(r: RankView, d: Diagnosis) -> RankView:
     """The initiating rank as the verdict saw it: its time, node, phase and first evidence line."""
     ini = d.initiating
     first = (
         ini.evidence[0]
-        if ini.evidence and (r.first_line is None or _writer(ini.evidence[0], r))
+        if ini.evidence and (r.first_line is None or written_by(ini.evidence[0], r))
         else r.first_line
     )
     return RankView(
@@ -166,11 +180,11 @@ def _initiating(r: RankView, d: Diagnosis) -> RankView:
         suspect=r.suspect,
         inferred=bool(d.facts.ranks)
         and r.first_line is None
-        and not any(_writer(ln, r) for ln in ini.evidence),
+        and not any(written_by(ln, r) for ln in ini.evidence),
     )
 
 
-def _writer(line: EvidenceLine, r: RankView) -> bool:
+def written_by(line: EvidenceLine, r: RankView) -> bool:
     """Did rank `r` write this evidence line (its rank prefix, or its own file without a prefix)?"""
     prefix = parse_rank(line.text).rank
     if prefix is not None:

@@ -203,6 +203,7 @@ def diagnosis(
             evidence=evidence(job, v, red),
             phase=v.phase.phase if v.phase else None,
             phase_evidence=_ev(job, red, v.phase.source, v.phase.line, v.phase.text) if v.phase else None,
+            phase_inferred=v.phase is not None and v.phase.marker == roundstep.MARKER,
         ),
         collateral=collateral(job, v),
         root_cause=red.mask(root),

@@ -106,7 +106,9 @@ class Commands:
 
     async def quota(self, ack: Any, command: dict[str, Any]) -> None:
         status = await asyncio.to_thread(self.deps.quota.status, command["team_id"])
-        await ack(texts.quota_status(status.plan, status.used, status.limit, status.expires_at))
+        await ack(
+            texts.quota_status(status.plan, status.used, status.limit, status.expires_at, status.reserved)
+        )
 
     async def redeem(self, ack: Any, command: dict[str, Any], args: list[str]) -> None:
         if len(args) != 1:

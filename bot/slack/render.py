@@ -3,7 +3,9 @@
 Implements `workers.ports.Renderer`. Every text that came from a log, a webhook or a user is escaped
 (`mrkdwn.escape`) so a log line can never ping `@channel`, mention someone or render a link. Every
 message stays within Slack's limits (50 blocks, 3,000 characters a section, 40,000 a message): long
-parts are clipped and the full evidence goes into a files v2 upload instead.
+parts are clipped and the full evidence goes into a files v2 upload instead. The thread's first reply
+stays about `THREAD_LINES` lines, read on a phone at 3 a.m.: what would not fit is behind its Details
+button (`details_messages`, posted by `bot.slack.details`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from bot.slack.mrkdwn import (
     shorten,
     verbatim,
 )
+from bot.web.links import entry_url
 from denpex.core.models import Diagnosis, EvidenceLine, JobRef
 from denpex.core.texts import flightrec as fr_texts
 from denpex.core.texts import slack as texts
@@ -117,9 +120,10 @@ def _phase_phrase(d: Diagnosis) -> str:
         return ""
     words = escape(phase_words(ini.phase))
     ev = ini.phase_evidence
+    when = "probably while" if ini.phase_inferred else "while"  # inferred from a bar frozen on a round step
     if ev is None:
-        return f", while {words}"
-    return f", while {words} (`{escape(ev.source)}:{ev.line}`)"
+        return f", {when} {words}"
+    return f", {when} {words} (`{escape(ev.source)}:{ev.line}`)"
 
 
 def headline(d: Diagnosis) -> str:
@@ -249,8 +253,9 @@ class BlockKitRenderer:
     def _footer(self, d: Diagnosis, short: bool = False) -> dict[str, Any]:
         s = d.stats
         parts = [f"confidence {round(d.confidence * 100)}%", f"category `{escape(d.category)}`"]
-        if d.entry:
-            parts.append(f"entry `{escape(d.entry.id)}`")
+        if d.entry:  # a link to the entry's page when DENPEX_PUBLIC_URL is set (bot.web.links)
+            url = entry_url(None, d.entry.id)
+            parts.append(f"entry <{url}|{escape(d.entry.id)}>" if url else f"entry `{escape(d.entry.id)}`")
         if short:  # the rest is under Details
             return context(" · ".join(parts))
         if d.alternatives:

@@ -145,6 +145,8 @@ class Initiating(BaseModel):
         None  # startup | model_load | rendezvous | data | train | eval | checkpoint_save | ...
     )
     phase_evidence: EvidenceLine | None = None  # the line that shows the phase
+    #: the phase was inferred (a progress bar frozen on a round step), not printed by the job
+    phase_inferred: bool = False
 
 
 class CollateralGroup(BaseModel):

@@ -109,6 +109,17 @@ class Settings(BaseSettings):
     #: wrong codes a whole workspace may try within `redeem_team_window_seconds`
     redeem_team_attempts: int = Field(default=20, ge=1, alias="DENPEX_REDEEM_TEAM_ATTEMPTS")
     redeem_team_window_seconds: int = Field(default=3600, ge=1, alias="DENPEX_REDEEM_TEAM_WINDOW")
+    # -- the knowledge base on the web and the paste-a-log page (bot.web)
+    #: where people reach `denpex serve` (`https://denpex.example.com`); set: threads link entries to it
+    public_url: str | None = Field(default=None, pattern=r"^https?://[^\s<>|\"]+$", alias="DENPEX_PUBLIC_URL")
+    #: `POST /api/diagnose` wants `Authorization: Bearer <this>`; unset (and no trusted header): API off
+    web_token: SecretStr | None = Field(default=None, alias="DENPEX_WEB_TOKEN")
+    #: a header a reverse proxy in front sets after its own login (`X-Forwarded-User`); its value is the
+    #: client. Only name one the proxy always overwrites: anyone reaching the server directly can send it
+    web_trusted_header: str | None = Field(default=None, alias="DENPEX_WEB_TRUSTED_HEADER")
+    #: diagnoses one client may ask per minute, and how many at once after a pause
+    web_rate_per_minute: float = Field(default=10.0, gt=0, le=10_000, alias="DENPEX_WEB_RATE")
+    web_rate_burst: int = Field(default=5, ge=1, le=10_000, alias="DENPEX_WEB_BURST")
 
     def require(self, *names: str) -> None:
         """Raise `MissingSetting` naming the first environment variable that is unset."""

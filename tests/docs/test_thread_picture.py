@@ -55,7 +55,7 @@ def test_chromium_renders_the_demo_thread(tool: ModuleType, tmp_path: Path) -> N
         "Details",
     ):
         assert expected in text, expected
-    assert text.count("expandable_segments:True \\") + text.count("# keep the global batch") == 1  # once
+    assert text.count("# keep the global batch, halve the per-GPU micro-batch") == 1  # the snippet once
     assert PLANTED_TOKEN not in dom
     height = re.search(r"<title>(\d+)</title>", dom)
     assert height and 600 < int(height.group(1)) < 4000  # laid out, one screen of thread

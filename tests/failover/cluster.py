@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import redis
 
@@ -100,9 +101,12 @@ class SentinelCluster:
         role = self.client(self.replica_port).role()
         return role[0] == b"slave" and role[3] == b"connected"
 
+    def _state(self, sentinel_port: int) -> dict[str, Any]:
+        return cast(dict[str, Any], self.client(sentinel_port).sentinel_master(MASTER))
+
     def _sentinels_agree(self) -> bool:
         for port in self.sentinel_ports:
-            state = self.client(port).sentinel_master(MASTER)
+            state = self._state(port)
             if int(state["num-slaves"]) < 1 or int(state["num-other-sentinels"]) < 2:
                 return False
         return True
@@ -111,7 +115,7 @@ class SentinelCluster:
         """The port every Sentinel names as the healthy master, or None while they disagree."""
         ports = set()
         for port in self.sentinel_ports:
-            state = self.client(port).sentinel_master(MASTER)
+            state = self._state(port)
             if state.get("is_sdown") or state.get("is_odown"):
                 return None
             ports.add(int(state["port"]))

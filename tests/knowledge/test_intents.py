@@ -101,7 +101,9 @@ def test_watchdog_kill_exit_and_xid_figures() -> None:
         "OpType=_REDUCE_SCATTER_BASE, NumelIn=5, NumelOut=6, Timeout(ms)=600000) ran for 600031 milliseconds"
     )
     assert wd == num.Watchdog(48213, "_REDUCE_SCATTER_BASE", 600.0, 600.031)
-    assert num.watchdog("Timed out waiting 15000ms for recv operation") == num.Watchdog(None, None, 15.0, None)
+    assert num.watchdog("Timed out waiting 15000ms for recv operation") == num.Watchdog(
+        None, None, 15.0, None
+    )
     kill = num.oom_kill("Out of memory: Killed process 51234 (python) total-vm:9kB, anon-rss:64223412kB, x")
     assert kill == num.OomKill(51234, "python", 61.25)
     assert num.exit_status("failed (exitcode: -9) local_rank: 2 (pid: 51)") == num.Exit(-9, "SIGKILL")

@@ -79,3 +79,7 @@ async def test_quota_exhausted_then_redeem(slack_stack: SlackStack, redis_client
     assert "already been redeemed" in ack_text(text)
     _, text = await slack_stack.command("quota")
     assert "3 of 50" in ack_text(text)
+    assert "in progress" not in ack_text(text)
+    quota.reserve("T0DENPEX", "job-in-flight")  # a diagnosis the workers are still running
+    _, text = await slack_stack.command("quota")
+    assert "3 of 50 diagnoses used today, 1 more in progress" in ack_text(text)

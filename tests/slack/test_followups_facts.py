@@ -148,6 +148,16 @@ CASES: list[Case] = [
         ["Deterministic", "PyTorch, DeepSpeed"],
     ),
     ("gpu_oom", "does this happen in inference too?", "help", ["Try:"], ["KV-cache"]),
+    ("gpu_oom", "how long did the job run?", "when", ["02:00:41", "03:24:05", "83 min"], []),
+    ("gpu_oom", "what went wrong?", "rank_why", ["Rank 5 started it", "rank5.log:222"], []),
+    ("gpu_oom", "what batch size should I use?", "fix", ["2.70 GiB", "per_device_train_batch_size"], []),
+    (
+        "gpu_oom",
+        "which host was rank 3 on?",
+        "which_rank",
+        ["Rank 3 ran on gpu-01", "collateral"],
+        ["gpu-02"],
+    ),
     # --- checkpoint_oom: rank 1 host OOM while saving (real torchrun job)
     (
         "checkpoint_oom",
@@ -199,6 +209,9 @@ CASES: list[Case] = [
     ("desync", "what does TORCH_DISTRIBUTED_DEBUG mean?", "explain", ["DETAIL"], []),
     ("desync", "is it hardware?", "hardware", ["No sign of hardware"], ["Yes"]),
     ("desync", "what's the launcher's exit code for rank 9?", "rank_why", ["no rank 9"], []),
+    ("desync", "who was late?", "which_rank", ["Rank 3", "name rank 3 as the one they were waiting for"], []),
+    ("desync", "is it safe to restart?", "restart", ["Maybe", "stragglers"], ["Not as is"]),
+    ("desync", "what was rank 3 doing?", "phase", ["Rank 3 was training"], ["console.log:17"]),
     # --- xid: Xid 79 on gpu-02 (PCI 0000:3b:00), rank 5's GPU; the others' watchdogs 600 s later
     (
         "xid",
@@ -228,6 +241,9 @@ CASES: list[Case] = [
     ("xid", "what does Xid mean?", "explain", ["NVIDIA driver error"], []),
     ("xid", "how many ranks were hit?", "ranks_count", ["8 of 8", "rank 5 first"], []),
     ("xid", "what should we change?", "fix", ["GPU hardware fault", "rank 5"], []),
+    ("xid", "which ranks were on gpu-02?", "node", ["On gpu-02 (ranks 4-7)", "rank 5 initiating"], []),
+    ("xid", "show the dmesg", "node", ["On gpu-02", "node-gpu-02.dmesg:2"], []),
+    ("xid", "did the GPU fall off the bus?", "hardware", ["Yes, likely hardware", "Xid 79"], []),
     # --- host_oom_kill: the OOM killer killed rank 2 (pid 51234, 61.25 GiB anon-rss) on gpu-01
     (
         "host_oom_kill",
@@ -255,6 +271,9 @@ CASES: list[Case] = [
     ("host_oom_kill", "what is the OOM killer?", "explain", ["Linux kernel"], []),
     ("host_oom_kill", "is the GPU broken?", "hardware", ["No sign of hardware"], ["Yes"]),
     ("host_oom_kill", "how many ranks were hit?", "ranks_count", ["4 of 4", "rank 2 first", "0,1,3"], []),
+    ("host_oom_kill", "how much RAM did rank 2 use?", "memory", ["61.25 GiB", "on gpu-01"], []),
+    ("host_oom_kill", "was it the dataloader?", "alternatives", ["runner-up"], ["Nothing else scored:"]),
+    ("host_oom_kill", "what should I change?", "fix", ["pid 51234", "61.25 GiB"], []),
     # --- flight_recorder: rank 2 never entered all_reduce #5 (NCCL dumps), the others timed out
     (
         "flight_recorder",

@@ -92,8 +92,9 @@ def no_rank(name: str) -> tuple[str, str]:
 def missing_dumps(ranks: Iterable[int]) -> tuple[str, str]:
     return (
         f"Flight Recorder dumps of {_ranks(ranks)}",
-        "collect every rank's dump (default /tmp/nccl_trace_rank_<rank> on each node); a rank whose "
-        "process died hard writes none",
+        "collect every rank's dump (where `TORCH_FR_DUMP_TEMP_FILE` points, plus the rank; torch's default "
+        "is nccl_trace_rank_<rank> under ~/.cache/torch, /tmp on older releases); a rank whose process died "
+        "hard writes none",
     )
 
 

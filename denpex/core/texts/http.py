@@ -17,7 +17,10 @@ BEARER = "invalid or missing bearer token (Authorization: Bearer <DENPEX_ALERTMA
 NOT_JSON = "body is not valid JSON"
 NOT_UTF8 = "body is not valid UTF-8"
 NOT_OBJECT = "body must be a JSON object"
-UNSAFE_PATH = "cluster and job_id must each be one plain path component inside DENPEX_LOG_ROOT"
+UNSAFE_PATH = (
+    "cluster and job_id must each be one plain path component inside DENPEX_LOG_ROOT, and not a link "
+    "(Denpex does not follow links)"
+)
 QUEUE_DOWN = "the queue (Redis) is unavailable; retry later"
 
 

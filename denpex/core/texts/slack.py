@@ -31,8 +31,11 @@ def quota_exhausted_note(plan: str, limit: int) -> str:
     )
 
 
-def quota_status(plan: str, used: int, limit: int, expires_at: float | None) -> str:
-    line = f"*Plan:* {plan.capitalize()} — {used} of {limit} diagnoses used today (resets 00:00 UTC)."
+def quota_status(plan: str, used: int, limit: int, expires_at: float | None, in_progress: int = 0) -> str:
+    running = f", {in_progress} more in progress" if in_progress else ""
+    line = (
+        f"*Plan:* {plan.capitalize()} — {used} of {limit} diagnoses used today{running} (resets 00:00 UTC)."
+    )
     if plan == Plan.scale:
         return line + f"\n*Scale plan until:* {_date(expires_at)}"
     return line + "\n" + UPGRADE_HINT
@@ -501,4 +504,7 @@ def from_dumps(count: int, rows: list[str], suspects: list[str]) -> str:
 
 
 def kill_fix_facts(rank: str, pid: int, rss: str) -> str:
-    return f"the OOM killer killed rank {rank}'s process (pid {pid}){rss}; find what holds that much host memory."
+    return (
+        f"the OOM killer killed rank {rank}'s process (pid {pid}){rss}; "
+        "find what holds that much host memory."
+    )

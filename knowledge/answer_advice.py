@@ -91,6 +91,8 @@ def fix(c: Ctx, m: Match) -> Reply | None:
         gpu = f"GPU {o.gpu}" if o.gpu is not None else "its GPU"
         reserved = gib(spare) if spare is not None else None
         facts = t.oom_fix_facts(str(ini.rank) if ini else "?", gib(short), gpu, reserved, covers)
+    elif ini is not None and ini.inferred:
+        facts = t.likely_start(f"rank {ini.rank}", "", ini.suspect or t.category_words(v.category))
     elif v.numbers.kill is not None and ini is not None:
         k = v.numbers.kill[0]
         rss = f" with {gib(k.anon_rss_gib)} resident" if k.anon_rss_gib is not None else ""

@@ -179,7 +179,12 @@ def when(c: Ctx, m: Match) -> Reply | None:
         return reply("when", t.job_span(at(v.start)[4:], at(v.end)[4:], duration(span)))
     ini = v.initiating
     if ini is None or not ini.first_time:
-        return None
+        coll, first = v.with_role("collateral"), v.first_collateral_time()
+        if not coll or not first:
+            return None
+        timed = [x.first_line for x in coll if x.first_time == first and x.first_line]
+        lead = t.untimed_start(ini.rank if ini else None, at(first), rl(coll))
+        return reply("when", lead, timed[:1])
     lead = t.first_only(ini.rank, at(ini.first_time))
     coll = v.with_role("collateral")
     first_coll = v.first_collateral_time()

@@ -75,14 +75,17 @@ def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
             continue
         base = sum(weights.values()) + sum(w for w, _ in ctx.values())
         if entry.phase_only and phase is None and base < WEAK_SCORE:
-            # weak evidence (a launcher line) names a phase-bound failure only when the phase is known
-            continue
+            # weak evidence (a launcher line) names a phase-bound failure only when the phase is known;
+            # it stays in the running at half weight, as the alternative that knowing the phase would pick
+            base *= UNPHASED_WEIGHT
         total = base + bonus
         out.append(Scored(entry, total, ss, [c for _, c in ctx.values()], phase))
     out.sort(key=lambda s: (-s.score, -s.entry.priority, s.entry.id))
     return out
 
 
+#: how much a phase-bound entry's weak evidence counts when nothing says the phase
+UNPHASED_WEIGHT = 0.5
 #: what a failure seen in one of an entry's phases adds to its score (about a strong context pattern)
 PHASE_MATCH = 2.5
 #: what a failure seen in another phase costs an entry that names its phases

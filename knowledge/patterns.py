@@ -219,14 +219,16 @@ class Database:
 
 
 class _Frequent:
-    """Phase markers printed on every step (`single`: one hit a chunk), found without scanning for them.
+    """Patterns reported once a chunk (`single`: the every-step phase markers, facts such as
+    `nccl_host`), found without scanning for them.
 
-    As regexes in the main database these few markers cost half of its speed, although each reports
-    once a chunk: Hyperscan keeps checking their common words (`loss`, `epoch`) on every line. The
-    main database holds their necessary literals instead (`knowledge/prefilter.py`), reported once a
-    chunk too; from the line of a marker's first literal its own database runs and stops at its first
-    match. That is the hit the main database gave: a match holds one of the literals, and the markers
-    cannot cross a line. A marker without provable literals stays in the main database as itself.
+    As regexes in the main database these few patterns cost half of its speed, although each reports
+    once a chunk: Hyperscan keeps checking their common words (`loss`, `epoch`, `NCCL`) on every
+    line. The main database holds their necessary literals instead (`knowledge/prefilter.py`),
+    reported once a chunk too; from the line of a pattern's first literal its own database runs and
+    stops at its first match. That is the hit the main database gave: a match holds one of the
+    literals and cannot cross a line. A pattern without provable literals stays in the main database
+    as itself.
     """
 
     def __init__(self, patterns: Sequence[Pattern], base: int, cache_dir: Path | None) -> None:
@@ -283,9 +285,9 @@ class PatternSet:
 
     def __init__(self, patterns: Sequence[Pattern], cache_dir: Path | None = None) -> None:
         self.patterns = list(patterns)
-        frequent = [p for p in self.patterns if p.kind == "phase" and p.single]
+        frequent = [p for p in self.patterns if p.single]
         self._frequent = _Frequent(frequent, len(self.patterns), cache_dir)
-        rest = [p for p in self.patterns if not (p.kind == "phase" and p.single)]
+        rest = [p for p in self.patterns if not p.single]
         self._main = Database(rest + self._frequent.gate, cache_dir)
         self.backend = self._main.backend
 

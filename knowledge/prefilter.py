@@ -32,8 +32,8 @@ except ImportError:  # pragma: no cover - other Python versions
 #: shorter literals would stand on too many lines to save anything
 MIN_LITERAL = 4
 #: syntax Python's parser reads differently from Hyperscan's PCRE (POSIX classes, \Q…\E, \x{…},
-#: \h, back references and group options): such patterns get no prefilter
-_PCRE_ONLY = re.compile(r"\[:\^?[a-z]+:\]|\\[QEpPhHvVRKNoceEgkx0-9]|\(\?(?!:)")
+#: \h, back references and group options; `\xHH` both read alike): such patterns get no prefilter
+_PCRE_ONLY = re.compile(r"\[:\^?[a-z]+:\]|\\[QEpPhHvVRKNoceEgk0-9]|\\x(?![0-9a-fA-F]{2})|\(\?(?!:)")
 #: largest set of alternatives carried along (`[Ss]aving (?:model|checkpoint)` is 4)
 MAX_SET = 64
 

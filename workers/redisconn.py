@@ -115,6 +115,18 @@ class ClientOptions:
         return kwargs
 
 
+class _SentinelConnection(sentinel.SentinelManagedConnection):
+    """redis-py's synchronous Sentinel connection, but dropped when a read fails, as a plain one is.
+
+    Upstream it defaults to `disconnect_on_error=False`: a read interrupted by a signal (RQ's warm
+    shutdown during its blocking dequeue, a job timeout) keeps the connection, and the late reply
+    then answers the next command on it ("Wrong number of response items")."""
+
+    def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("disconnect_on_error", True)
+        return super().read_response(*args, **kwargs)
+
+
 class _SentinelPool(sentinel.SentinelConnectionPool):
     """Closing the client also closes its connections to the Sentinels."""
 
@@ -160,7 +172,11 @@ def sync_client(target: RedisTarget, options: ClientOptions | None = None) -> re
         list(target.sentinels), sentinel_kwargs=_sentinel_kwargs(target, options, asyncio=False)
     )
     client: redis.Redis = manager.master_for(  # type: ignore[no-untyped-call]
-        target.master, connection_pool_class=_SentinelPool, **target.data_node_kwargs(), **kwargs
+        target.master,
+        connection_pool_class=_SentinelPool,
+        connection_class=_SentinelConnection,
+        **target.data_node_kwargs(),
+        **kwargs,
     )
     return client
 

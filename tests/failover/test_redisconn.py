@@ -6,6 +6,8 @@ Sentinel cluster of tests/failover/cluster.py for WAIT and for RQ over a Sentine
 
 from __future__ import annotations
 
+import signal
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -102,6 +104,31 @@ async def test_a_redis_error_escaping_a_handler_is_503_not_500() -> None:
         assert resp.status == 503 and resp.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
 
 
+class Interrupted(Exception):
+    pass
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise Interrupted
+
+
+def assert_interrupted_read_is_dropped(client: redis.Redis) -> None:
+    """A blocking read cut short by a signal (RQ's warm shutdown) must not leave its late reply
+    on the connection for the next command to read."""
+    client.set("denpex:test:k", "v")
+    previous = signal.signal(signal.SIGALRM, _interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(Interrupted):
+            client.blpop(["denpex:test:empty"], timeout=0.6)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    until = time.monotonic() + 1.2  # past the moment the server answers the interrupted BLPOP
+    while time.monotonic() < until:
+        assert client.get("denpex:test:k") == b"v"
+
+
 async def test_sentinel_clients_wait_for_the_replica_and_carry_rq(sentinel_cluster: SentinelCluster) -> None:
     cluster = sentinel_cluster
     target = RedisTarget(sentinels=tuple(("127.0.0.1", p) for p in cluster.sentinel_ports), master=MASTER)
@@ -114,6 +141,7 @@ async def test_sentinel_clients_wait_for_the_replica_and_carry_rq(sentinel_clust
         job = queue.enqueue("os.getcwd")
         assert wait_for_replica(sync) == 1
         assert cluster.client(cluster.replica_port).exists(f"rq:job:{job.id}")  # on the replica
+        assert_interrupted_read_is_dropped(sync)
         cluster.procs["replica"].kill()
         cluster.procs["replica"].wait(10)
 

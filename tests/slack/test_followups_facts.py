@@ -298,6 +298,14 @@ CASES: list[Case] = [
     ),
     (
         "flight_recorder",
+        "when did the timeout hit?",
+        "when",
+        ["no time in the logs", "0,1,3", "03:10:01"],
+        [],
+    ),
+    ("flight_recorder", "what should I do?", "fix", ["rank 2 is the likely start"], ["watchdog) on rank 2"]),
+    (
+        "flight_recorder",
         "why did rank 2 fail?",
         "rank_why",
         ["likely start", "never entered"],

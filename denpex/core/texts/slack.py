@@ -508,3 +508,11 @@ def kill_fix_facts(rank: str, pid: int, rss: str) -> str:
         f"the OOM killer killed rank {rank}'s process (pid {pid}){rss}; "
         "find what holds that much host memory."
     )
+
+
+def untimed_start(rank: int | None, first_collateral: str, ranks: str) -> str:
+    who = f"Rank {rank}'s" if rank is not None else "The first failure's"
+    return (
+        f"{who} own failure has no time in the logs (it was named from the others' behaviour); "
+        f"the other ranks ({ranks}) first failed{first_collateral}."
+    )

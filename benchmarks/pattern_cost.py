@@ -44,7 +44,8 @@ def main() -> None:
     a = ap.parse_args()
     data = a.log.read_bytes()[: a.mb << 20]
     engine = Engine.load()
-    reps = [p for p in engine.patterns if engine.pattern_set._fan[p.idx]]
+    main = engine.pattern_set._main  # the database as scanned (once-a-chunk patterns as their literals)
+    reps = [p for p in main.patterns if p.idx in main._fan]
     gb = len(data) / 1e9
     full, calls = _cost(reps, data)
     mb = len(data) >> 20

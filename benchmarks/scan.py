@@ -15,6 +15,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from benchmarks.logsets import LogSet, generate
 from benchmarks.scan_throughput import _patterns_file
@@ -64,7 +65,7 @@ def _pin() -> None:
     os.sched_setaffinity(0, {CPU})
 
 
-def run_engine(folder: Path, repeat: int) -> dict[str, object]:
+def run_engine(folder: Path, repeat: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(folder), str(repeat), str(CPU)],
@@ -133,12 +134,12 @@ def measure(workdir: Path, ranks: int, mb_per_rank: float, repeat: int, seed: in
         culprit=logs.culprit,
         found_rank=eng["rank"],
         category=str(eng["category"]),
-        engine_wall=float(eng["wall"]),  # type: ignore[arg-type]
+        engine_wall=float(eng["wall"]),
         engine_cpu=float(eng["cpu"]),
-        engine_rss_mb=int(eng["rss_kb"]) / 1024,  # type: ignore[arg-type]
+        engine_rss_mb=int(eng["rss_kb"]) / 1024,
         rg_wall=rg_wall,
         rg_cpu=rg_cpu,
-        patterns=int(eng["patterns"]),  # type: ignore[arg-type]
+        patterns=int(eng["patterns"]),
         rg_patterns=len(patterns.read_text().splitlines()),
         backend=str(eng["backend"]),
     )

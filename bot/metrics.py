@@ -3,7 +3,9 @@
 Webhook counters live in the server process. Diagnoses by category, the failure-to-post latency and
 queue depth are produced by worker processes, so they are kept in Redis (`workers.store` `stats:*`)
 and read at scrape time by `PipelineCollector` — one scrape shows the whole pipeline however many
-workers run.
+workers run. Incidents by category and by node (`denpex_incidents_total`,
+`denpex_node_incidents_total`) are counted by the incident history (`workers.incidents`) in the same
+script that records an incident, so a retried post never counts twice.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 from rq import Queue
 
+from workers.incidents import IncidentBook
 from workers.store import LATENCY_BUCKETS, STATS_CATEGORIES, STATS_LATENCY, as_str
 
 
@@ -31,6 +34,7 @@ class PipelineCollector(Collector):
             categories = self.client.hgetall(STATS_CATEGORIES)
             latency = {as_str(k): as_str(v) for k, v in self.client.hgetall(STATS_LATENCY).items()}
             depth = Queue(self.queue_name, connection=self.client).count
+            incidents, node_incidents = IncidentBook(self.client).counts()
         except redis.RedisError:
             return
         diag = CounterMetricFamily("denpex_diagnoses", "Diagnoses produced, by category", labels=["category"])
@@ -48,6 +52,27 @@ class PipelineCollector(Collector):
         gauge = GaugeMetricFamily("denpex_queue_depth", "Jobs waiting in the RQ queue", labels=["queue"])
         gauge.add_metric([self.queue_name], float(depth))
         yield gauge
+        yield from incident_metrics(incidents, node_incidents)
+
+
+def incident_metrics(
+    incidents: dict[tuple[str, ...], int], node_incidents: dict[tuple[str, ...], int]
+) -> Iterator[Metric]:
+    """The incident history's counters: by (cluster, category) and by (cluster, node, class)."""
+    by_category = CounterMetricFamily(
+        "denpex_incidents", "Posted diagnoses recorded as incidents", labels=["category", "cluster"]
+    )
+    for (cluster, category), count in sorted(incidents.items()):
+        by_category.add_metric([category, cluster], float(count))
+    yield by_category
+    by_node = CounterMetricFamily(
+        "denpex_node_incidents",
+        "Incidents per node: initiating, or a hardware-class signal (class)",
+        labels=["node", "cluster", "class"],
+    )
+    for (cluster, node, kind), count in sorted(node_incidents.items()):
+        by_node.add_metric([node, cluster, kind], float(count))
+    yield by_node
 
 
 @dataclass

@@ -29,6 +29,7 @@ from rq import Queue
 from bot import payloads
 from bot.metrics import Metrics, create_metrics
 from bot.unavailable import redis_unavailable
+from bot.web import routes as web_routes
 from bot.webhooks import HookError, check_bearer, check_signature, decode_json, read_body
 from denpex.core.models import JobRef, Scheduler
 from denpex.core.settings import Settings
@@ -251,6 +252,7 @@ def create_app(settings: Settings, deps: ServerDeps) -> web.Application:
     app.router.add_post("/hooks/job", hooks.route("job", hooks.files))
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_view)
+    web_routes.setup(app, settings, deps.masker)  # /kb/, /diagnose, POST /api/diagnose (bot.web)
     for install in deps.extra_routes:
         install(app)
 

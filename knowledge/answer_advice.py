@@ -17,7 +17,6 @@ from knowledge.glossary import find, fix_terms
 from knowledge.intents import Match
 from knowledge.jobfacts import JobFacts, fill
 from knowledge.jobfacts_answers import RankView, seconds_between
-from knowledge.schema import load_xids
 
 #: a runner-up below this share of the verdict's confidence did not "score close"
 CLOSE_SHARE = 0.5
@@ -36,7 +35,7 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
     if xids:
         ev = parse_xid(xids[0].text)
         assert ev is not None
-        row = load_xids().get(ev.code)
+        row = c.xids.get(ev.code)
         name = row.name if row is not None else ev.message or "unknown Xid"
         if row is not None and not row.hardware:
             return reply("hardware", t.hardware_xid_app(ev.code, name), xids[:2], action=faq)

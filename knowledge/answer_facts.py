@@ -56,6 +56,11 @@ def _later(gap: float | None) -> str:
     return f"{duration(gap)} later" if gap is not None and gap > 0 else "after it"
 
 
+def _waited(ranks: list[RankView]) -> bool:
+    """Did every collateral rank wait on the initiating one (the engine's reason), not just fail later?"""
+    return all("waited" in r.why for r in ranks)
+
+
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -80,7 +85,9 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
         lead = t.likely_start(_cap(where(ini, _gpu(v, ini))), at(ini.first_time), why)
         coll = v.with_role("collateral")
         if coll:
-            lead += " " + t.collateral_after(len(coll), rl(coll), "while it was missing", ini.rank)
+            lead += " " + t.collateral_after(
+                len(coll), rl(coll), "while it was missing", ini.rank, _waited(coll)
+            )
         return reply("which_rank", lead, v.evidence[:2])
     lead = t.first_failure(
         _cap(where(ini, _gpu(v, ini))),
@@ -90,7 +97,7 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
     )
     coll = v.with_role("collateral")
     if coll:
-        lead += " " + t.collateral_after(len(coll), rl(coll), _later(_gap(v)), ini.rank)
+        lead += " " + t.collateral_after(len(coll), rl(coll), _later(_gap(v)), ini.rank, _waited(coll))
     note = _engine_note(c)
     lead += f" {note}" if note else ""
     lines = v.key_line()

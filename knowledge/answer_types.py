@@ -13,7 +13,7 @@ from denpex.core.models import Diagnosis, EvidenceLine
 from denpex.core.ranks import ranges
 from knowledge.glossary import Term
 from knowledge.jobfacts_answers import JobView, RankView
-from knowledge.schema import Entry
+from knowledge.schema import Entry, Xid
 
 
 @dataclass
@@ -39,16 +39,24 @@ class Ctx:
     entry: Entry | None
     related: Mapping[str, Entry]
     glossary: Mapping[str, Term]
+    xids: Mapping[int, Xid]  # the Xid catalogue: what a code means, hardware or not
 
 
-def reply(intent: str, lead: str, lines: Iterable[EvidenceLine] = (), **kw: object) -> Reply:
-    """A `Reply` whose material is exactly what it says (the lead, the lines, the action, bullets)."""
-    shown = list(lines)
-    r = Reply(intent, lead=lead, lines=shown, **kw)  # type: ignore[arg-type]
-    r.material = [lead, *(f"{ln.source}:{ln.line} {ln.text}" for ln in shown), *r.bullets]
-    if r.action:
-        r.material.append(r.action)
-    return r
+def reply(
+    intent: str,
+    lead: str,
+    lines: Iterable[EvidenceLine] = (),
+    *,
+    known: bool = True,
+    bullets: Iterable[str] = (),
+    action: str = "",
+    code: str = "",
+) -> Reply:
+    """A `Reply` whose material is exactly what it says (the lead, the lines, the steps, the action)."""
+    shown, steps = list(lines), list(bullets)
+    material = [lead, *(f"{ln.source}:{ln.line} {ln.text}" for ln in shown), *steps]
+    material += [x for x in (code, action) if x]
+    return Reply(intent, material, known, lead, shown, steps, action, code)
 
 
 def when(iso: str | None) -> str:

@@ -14,33 +14,18 @@ else. The intent index and the glossary are built once (`AnswerBook`), not once 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
-from denpex.core.models import Diagnosis, EvidenceLine, MissingEvidence
+from denpex.core.models import Diagnosis
 from denpex.core.texts import slack as t
 from knowledge import answer_advice, answer_facts
 from knowledge.answer_types import Ctx, Reply
+from knowledge.facts import load_catalogue
 from knowledge.glossary import Term, load_glossary
 from knowledge.intents import CUE_WEIGHT, MIN_SCORE, IntentMatcher, Match
 from knowledge.jobfacts_answers import build
-from knowledge.schema import Entry
+from knowledge.schema import Entry, Xid
 
-__all__ = ["Answer", "AnswerBook", "Answerer", "Reply", "Unknown"]
-
-
-@dataclass
-class Answer:
-    """What every answer has (kept for callers typed against it)."""
-
-    intent: str
-    material: list[str] = field(default_factory=list)
-    known: bool = True
-
-
-@dataclass
-class Unknown(Answer):
-    reason: str = ""
-    helpful: list[MissingEvidence] = field(default_factory=list)
+__all__ = ["AnswerBook", "Answerer", "Reply"]
 
 
 Handler = Callable[[Ctx, Match], Reply | None]
@@ -77,6 +62,7 @@ class Answerer:
         related: Mapping[str, Entry] | None = None,
         matcher: IntentMatcher | None = None,
         glossary: Mapping[str, Term] | None = None,
+        xids: Mapping[int, Xid] | None = None,
     ) -> None:
         self.ctx = Ctx(
             d=diagnosis,
@@ -84,6 +70,7 @@ class Answerer:
             entry=entry,
             related=related or {},
             glossary=glossary if glossary is not None else load_glossary(),
+            xids=xids if xids is not None else load_catalogue(),
         )
         self.matcher = matcher or IntentMatcher()
 
@@ -131,10 +118,6 @@ class Answerer:
         return Reply("help", [lead], known=False, lead=lead)
 
 
-def material(lead: str, lines: list[EvidenceLine], action: str = "") -> list[str]:
-    return [lead, *(f"{ln.source}:{ln.line} {ln.text}" for ln in lines), *([action] if action else [])]
-
-
 class AnswerBook:
     """Answers over a set of entries; the intent index and the glossary are built once, then kept."""
 
@@ -142,10 +125,11 @@ class AnswerBook:
         self.entries = entries
         self.matcher = IntentMatcher()
         self.glossary = load_glossary()
+        self.xids = load_catalogue()
 
     def answerer(self, diagnosis: Diagnosis) -> Answerer:
         entry = self.entries.get(diagnosis.entry.id) if diagnosis.entry else None
-        return Answerer(diagnosis, entry, self.entries, self.matcher, self.glossary)
+        return Answerer(diagnosis, entry, self.entries, self.matcher, self.glossary, self.xids)
 
     def answer(self, diagnosis: Diagnosis, question: str) -> Reply:
         return self.answerer(diagnosis).answer(question)

@@ -415,7 +415,8 @@ def _silent_end(job: Job) -> Verdict | None:
     for i, scan in enumerate(job.scans):
         if scan.source.kind in ("kernel", "scheduler") or not scan.numbered_tail:
             continue
-        fact = job.phases.at(i, scan.numbered_tail[-1][0], scan.source.rank, None)
+        last = scan.numbered_tail[-1][0]
+        fact = job.epoch_end(i, last, job.phases.at(i, last, scan.source.rank, None))
         if fact is None:
             continue
         for entry in sorted(job.entries.values(), key=lambda e: (-e.priority, e.id)):

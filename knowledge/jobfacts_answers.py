@@ -16,6 +16,7 @@ from typing import Literal
 from denpex.core.models import CollateralGroup, Diagnosis, EvidenceLine, RankFact
 from knowledge import evidence_numbers as num
 from knowledge.lines import parse_rank
+from knowledge.rankfacts import MAX_LISTED
 
 Role = Literal["initiating", "collateral", "healthy", "missing"]
 
@@ -108,7 +109,8 @@ def build(d: Diagnosis) -> JobView:
     world = d.facts.world_size or (d.stats.ranks or None)
     every = set(facts) | set(collateral) | ({ini.rank} if ini.rank is not None else set()) | set(suspects)
     ranks: dict[int, RankView] = {}
-    for rank in sorted(every | set(range(world or 0))):
+    listed = set(range(world)) if world is not None and world <= MAX_LISTED else set()
+    for rank in sorted(every | listed):
         fact = facts.get(rank, RankFact(rank=rank, has_log=rank in collateral or rank == ini.rank))
         ranks[rank] = _rank_view(d, fact, collateral.get(rank), suspects.get(rank, ""))
     if ini.rank is not None and ini.rank in ranks:

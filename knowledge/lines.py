@@ -258,7 +258,11 @@ def parse_step(text: str) -> int | None:
 
 # ---------------------------------------------------------------- launcher reports about other ranks
 
-_AGENT_FAILED = re.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d{1,5}) \(pid")
+#: torchrun's agent; some builds word it "failed (exitcode: -9) for binary located at … with local_rank: 0
+#: (process ID: 71)" (seen in the field, e.g. Alibaba PAI images)
+_AGENT_FAILED = re.compile(
+    r"failed \(exitcode: -?\d+\) (?:for binary located at .{0,300}? with )?local_rank: (\d{1,5}) \((?:pid|process ID)"
+)
 
 
 def reported_rank(text: str) -> RankInfo | None:

@@ -273,9 +273,13 @@ class _Frequent:
         return db
 
 
+#: each byte as a Hyperscan expression matching exactly it (letters and digits as themselves)
+_ESCAPED = tuple(chr(b) if chr(b).isalnum() and b < 128 else f"\\x{b:02x}" for b in range(256))
+
+
 def literal(s: str) -> str:
     """`s` as a Hyperscan expression that matches exactly it."""
-    return "".join(chr(b) if chr(b).isalnum() and b < 128 else f"\\x{b:02x}" for b in s.encode("utf-8"))
+    return "".join(map(_ESCAPED.__getitem__, s.encode("utf-8")))
 
 
 class PatternSet:

@@ -10,12 +10,14 @@ kept here goes through the `Redactor`, as everything that leaves the engine does
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from denpex.core.models import EvidenceLine, RankFact, RunFacts
 from knowledge.lines import Stamp, parse_rank, parse_step, parse_timestamp
-from knowledge.scanner import SourceScan
 from knowledge.signals import Job, Signal
+
+if TYPE_CHECKING:
+    from knowledge.report import Redactor
 
 #: launchers by a line or a file name they leave (the first that matches names the launcher)
 _LAUNCHERS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -26,18 +28,22 @@ _LAUNCHERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("mpirun", re.compile(r"mpirun|Open MPI|PMIX", re.I)),
 )
 
-Red = Callable[[SourceScan, int, str], str]
+#: up to this world size every rank is listed (those without a line as missing); above it only the
+#: ranks the logs show, so a `world_size=100000` line cannot make the diagnosis huge
+MAX_LISTED = 4096
 
 
-def build(job: Job, red: Red) -> RunFacts:
+def build(job: Job, red: Redactor) -> RunFacts:
     """Every rank the job had (the world size when known, else the ranks seen) with its facts."""
     firsts = _first_failures(job)
     steps = _last_steps(job, red)
     seen = set(job.ranks) | set(firsts)
     world = job.world or (max(seen) + 1 if seen else None)
+    listed = range(world) if world is not None and world <= MAX_LISTED else sorted(seen)
     ranks = []
-    for rank in range(world or 0):
-        rf = RankFact(rank=rank, node=job.rank_node.get(rank), has_log=rank in seen)
+    for rank in listed:
+        node = job.rank_node.get(rank)
+        rf = RankFact(rank=rank, node=red.mask(node) if node else None, has_log=rank in seen)
         pci = job.rank_pci.get(rank)
         rf.gpu = pci[1] if pci else None
         sig = firsts.get(rank)
@@ -49,12 +55,13 @@ def build(job: Job, red: Red) -> RunFacts:
             rf.first_line = EvidenceLine(source=scan.source.name, line=sig.line, text=text)
             phase = job.phase_of(sig)
             rf.phase = phase.phase if phase is not None else None
-            rf.node = rf.node or sig.node
+            rf.node = rf.node or (red.mask(sig.node) if sig.node else None)
         if rank in steps:
             rf.last_step, rf.last_step_line = steps[rank]
         ranks.append(rf)
     start, end = _span(job)
-    nodes = sorted({n for n in job.rank_node.values()} | {s.source.node for s in job.scans if s.source.node})
+    hosts = set(job.rank_node.values()) | {s.source.node for s in job.scans if s.source.node}
+    nodes = sorted({red.mask(n) for n in hosts})
     return RunFacts(world_size=world, nodes=nodes, launcher=_launcher(job), start=start, end=end, ranks=ranks)
 
 
@@ -71,7 +78,7 @@ def _first_failures(job: Job) -> dict[int, Signal]:
     return {**reported, **own}
 
 
-def _last_steps(job: Job, red: Red) -> dict[int, tuple[int, EvidenceLine]]:
+def _last_steps(job: Job, red: Redactor) -> dict[int, tuple[int, EvidenceLine]]:
     """The last progress line (`step N`) each rank printed, from the numbered tails."""
     out: dict[int, tuple[int, EvidenceLine]] = {}
     for scan in job.scans:

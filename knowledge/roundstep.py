@@ -1,4 +1,4 @@
-"""A kill right after a progress bar stopped on a round step: most likely a checkpoint save.
+"""A failure right after a progress bar stopped on a round step, or at its end: most likely a save.
 
 Trainers save every `save_steps` / `save_interval` / `every_n_train_steps` steps, and those intervals are
 round numbers (50, 100, 500, 1000). The bar is updated when the step ends and the save runs before the
@@ -6,6 +6,12 @@ next step, so a process killed while saving leaves the bar frozen on a multiple 
 with no traceback (SIGKILL, exit -9, the OOM killer) right after such a bar is therefore read as a death
 in `checkpoint_save`, as an inference: the engine lowers its confidence and keeps the ordinary host
 OOM as the alternative.
+
+The same holds at an epoch's end: when the last progress bar before a failure had reached its total
+(`47/47`, the training loop and its evaluation done) and nothing started since, the job was between
+epochs, where trainers save (HF Trainer's `save_strategy="epoch"`, llama-recipes, Lightning's
+`ModelCheckpoint`). Any failure there without a frame of its own is read as `checkpoint_save`, also
+as an inference.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ ROUND = 100
 #: how many lines above the kill the frozen bar may be (the launcher's own lines come in between)
 WINDOW = 8
 MARKER = "round-step-save"
+#: how many lines above a failure the completed bar of an epoch's end may be
+EPOCH_WINDOW = 40
 #: the signatures of a kill that leaves no traceback (the entries' ids for them, knowledge/entries/)
 KILL_SIGNATURES = frozenset(
     {
@@ -45,6 +53,24 @@ def round_step_save(source: int, numbered: list[tuple[int, str]], line: int) -> 
             continue
         done, total = int(bars[-1].group(1)), int(bars[-1].group(2))
         if done >= ROUND and done % ROUND == 0 and done < total:
+            return PhaseFact("checkpoint_save", source, number, text, MARKER)
+        return None
+    return None
+
+
+def epoch_end_save(source: int, numbered: list[tuple[int, str]], line: int) -> PhaseFact | None:
+    """The `checkpoint_save` phase inferred from the last progress bar above `line` having reached its
+    total (an epoch's end); None when the last bar is still running or none is near."""
+    for number, text in reversed(numbered):
+        if number > line:
+            continue
+        if number < line - EPOCH_WINDOW:
+            return None
+        bars = list(_BAR.finditer(text))
+        if not bars:
+            continue
+        done, total = int(bars[-1].group(1)), int(bars[-1].group(2))
+        if total >= 2 and done == total:
             return PhaseFact("checkpoint_save", source, number, text, MARKER)
         return None
     return None

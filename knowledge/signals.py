@@ -16,7 +16,7 @@ from knowledge import facts, stragglers
 from knowledge.lines import BLOCK_RANK, Stamp, strip_delivery
 from knowledge.patterns import Pattern, PatternKind
 from knowledge.phases import PhaseFact, PhaseReader
-from knowledge.roundstep import KILL_SIGNATURES, round_step_save
+from knowledge.roundstep import KILL_SIGNATURES, epoch_end_save, round_step_save
 from knowledge.scanner import LineHit, SourceScan
 from knowledge.schema import Entry, Xid
 
@@ -79,8 +79,18 @@ class Job:
             if s.pattern.sig_id in KILL_SIGNATURES and (fact is None or fact.phase == "train"):
                 saved = self._round_step(s)
                 fact = saved if saved is not None and (fact is None or fact.marker != "frame-train") else fact
+            if not s.kernel and (fact is None or fact.phase in ("train", "eval")):
+                fact = self.epoch_end(s.source, s.hit.line, fact)
             self._phase_cache[key] = fact
         return self._phase_cache[key]
+
+    def epoch_end(self, source: int, line: int, fact: PhaseFact | None) -> PhaseFact | None:
+        """`fact`, or a save inferred from a completed progress bar after it (knowledge/roundstep.py);
+        a frame of the failure's own traceback always wins."""
+        if fact is not None and fact.marker.startswith("frame-"):
+            return fact
+        saved = epoch_end_save(source, self.scans[source].numbered_tail, line)
+        return saved if saved is not None and (fact is None or saved.line >= fact.line) else fact
 
     def _round_step(self, s: Signal) -> PhaseFact | None:
         """A kill just after a bar frozen on a round step (knowledge/roundstep.py); a kernel line has no
@@ -250,7 +260,7 @@ _NCCL_HOST = re.compile(r"^(?:\[[^\]]*\]:?\s*)*([A-Za-z0-9][A-Za-z0-9._-]*):\d+:
 _C10D_OP = re.compile(r'distributed_c10d\.py", line \d+, in (\w+)')
 _BARRIER_CULPRIT = re.compile(r"Ranks? (\d[\d, ]*) failed to pass monitoredBarrier")
 _WAITED_ON = re.compile(r"retrieving ncclUniqueId from \[(\d{1,6})\]")
-_RANK_PID = re.compile(r"\(pid:? (\d+)\)|\bpid[=:] ?(\d+)|by PID (\d+)")
+_RANK_PID = re.compile(r"\((?:pid:?|process ID:) (\d+)\)|\bpid[=:] ?(\d+)|by PID (\d+)")
 _KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")
 
 

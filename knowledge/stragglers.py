@@ -17,7 +17,7 @@ from knowledge.phases import PhaseReader
 
 #: torchrun's elastic agent stops the surviving children one by one (torch/distributed/elastic/
 #: multiprocessing/api.py: "Sending process %s closing signal %s"); the child that died is not in the list
-_SIGTERM_PID = re.compile(r"Sending process (\d+) closing(?: signal SIG(?:TERM|KILL)|\s*$)")
+_SIGTERM_PID = re.compile(r"Sending process (\d+) (?:the )?closing(?: signal SIG(?:TERM|KILL)|\s*$)")
 #: DeepSpeed's launcher logs the command of the child that failed (deepspeed/launcher/launch.py,
 #: sigkill_handler: "{cmd} exits with return code = {rc}"); the command carries its `--local_rank=N`
 _FAILED_CMD = re.compile(r"sigkill_handler\] \[.*?'--local_rank=(\d+)'")

@@ -24,7 +24,9 @@ from integrations.base import UnknownJob
 from knowledge.parallel import resolve_jobs
 from workers.collect import CollectorUnavailable
 from workers.context import WorkerContext, current
+from workers.incidents import occurrence_member
 from workers.masking import mask_model
+from workers.nodehealth import IncidentStep, incident_step
 from workers.ports import QuotaDecision
 from workers.posting import SlackPoster
 from workers.queueing import rq_job_id
@@ -151,20 +153,27 @@ def _post(
     diagnosis: Diagnosis | None,
     decision: QuotaDecision,
     requested: str | None,
+    step: IncidentStep | None = None,
 ) -> tuple[str, str]:
     """Post in the channel that asked (`/denpex diagnose`), else in `DENPEX_CHANNEL`; fall back to
-    the latter when the bot cannot post where it was asked and nothing was posted there yet."""
+    the latter when the bot cannot post where it was asked and nothing was posted there yet. `step`
+    adds the node history to the thread and records the incident with the post."""
     channel = requested or ctx.channel
     assert ctx.slack is not None and channel is not None  # process() posts only with both
+    history, on_posted = (step.history, step.record) if step is not None else (None, None)
     try:
-        return SlackPoster(ctx.slack, channel, store, ctx.renderer).post(job_key, job, diagnosis, decision)
+        return SlackPoster(ctx.slack, channel, store, ctx.renderer).post(
+            job_key, job, diagnosis, decision, history, on_posted
+        )
     except SlackApiError as exc:
         error = exc.response.get("error")
         fallback = ctx.channel if ctx.channel and ctx.channel != channel else None
         if fallback is None or error not in UNPOSTABLE or store.post_journal(job_key).ts:
             raise
         log.warning("requested_channel_unpostable", job_key=job_key, error=error)
-        return SlackPoster(ctx.slack, fallback, store, ctx.renderer).post(job_key, job, diagnosis, decision)
+        return SlackPoster(ctx.slack, fallback, store, ctx.renderer).post(
+            job_key, job, diagnosis, decision, history, on_posted
+        )
 
 
 def _failure_end(job: JobRef, received_at: float) -> float:
@@ -209,7 +218,10 @@ def _post_once(
             ctx.quota.commit(reservation)
             return Outcome.already_posted
         shown = diagnosis if decision.allowed else None
-        channel, ts = _post(ctx, store, job_key, record.job, shown, decision, record.channel)
+        at = _failure_end(record.job, record.received_at)
+        member = occurrence_member(job_key, record.received_at)
+        step = incident_step(ctx, record.job, shown, member, at, decision.plan) if shown else None
+        channel, ts = _post(ctx, store, job_key, record.job, shown, decision, record.channel, step)
         ctx.quota.commit(reservation)
         store.set_state(job_key, JobState.posted, ts=ts, channel=channel)
         store.record_latency(max(time.time() - _failure_end(record.job, record.received_at), 0.0))

@@ -7,12 +7,15 @@ builds the concrete objects and hands them to the worker; tests hand in their ow
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from denpex.core.models import Diagnosis, JobRef
 from denpex.core.plans import Plan
+
+if TYPE_CHECKING:
+    from workers.nodehealth import NodeHistory
 
 
 class SlackMessage(BaseModel):
@@ -35,8 +38,11 @@ class Renderer(Protocol):
         """The short message in the channel. `diagnosis` is None when the quota is out."""
         ...
 
-    def thread_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:
-        """The diagnosis, as one or more thread replies within Slack's limits."""
+    def thread_messages(
+        self, job: JobRef, diagnosis: Diagnosis, *, history: NodeHistory | None = None
+    ) -> list[SlackMessage]:
+        """The diagnosis, as one or more thread replies within Slack's limits; `history`: the
+        implicated nodes' earlier incidents and drain advice (`workers.nodehealth`)."""
         ...
 
     def evidence_file(self, job: JobRef, diagnosis: Diagnosis) -> EvidenceFile | None:

@@ -18,6 +18,7 @@ Slack answered (even with an error) is `answered`: only one that got no answer m
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -26,6 +27,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
 from denpex.core.models import Diagnosis, JobRef
+from workers.nodehealth import NodeHistory
 from workers.ports import QuotaDecision, Renderer, SlackMessage
 from workers.store import PostJournal, PostStatus, Store
 
@@ -162,8 +164,18 @@ class SlackPoster:
         journal.root_posted(channel, ts)
         return channel, ts
 
-    def _replies(self, job_key: str, job: JobRef, diagnosis: Diagnosis, channel: str, ts: str) -> None:
-        messages = self.renderer.thread_messages(job, diagnosis)
+    def _replies(
+        self,
+        job_key: str,
+        job: JobRef,
+        diagnosis: Diagnosis,
+        channel: str,
+        ts: str,
+        history: NodeHistory | None = None,
+    ) -> None:
+        # only with something to say: renderers written before the node history keep working
+        render = self.renderer.thread_messages
+        messages = render(job, diagnosis, history=history) if history else render(job, diagnosis)
         journal = self.store.post_journal(job_key)
         # only the first reply of this execution can be one an earlier execution left in flight
         in_flight = journal.reply_posting
@@ -198,11 +210,22 @@ class SlackPoster:
             journal.file_done()
 
     def post(
-        self, job_key: str, job: JobRef, diagnosis: Diagnosis | None, quota: QuotaDecision
+        self,
+        job_key: str,
+        job: JobRef,
+        diagnosis: Diagnosis | None,
+        quota: QuotaDecision,
+        history: NodeHistory | None = None,
+        on_posted: Callable[[str, str], None] | None = None,
     ) -> tuple[str, str]:
-        """Post (or finish posting) the job's thread; returns (channel, root ts)."""
+        """Post (or finish posting) the job's thread; returns (channel, root ts). `history` is the
+        thread's node lines; `on_posted(channel, ts)` (the incident history, idempotent) runs in the
+        step that records the post, before `finish`, so a retry after a crash runs it again, never
+        after the job counts as posted."""
         channel, ts = self._root(job_key, job, diagnosis, quota)
         if quota.allowed and diagnosis is not None:
-            self._replies(job_key, job, diagnosis, channel, ts)
+            self._replies(job_key, job, diagnosis, channel, ts, history)
+        if on_posted is not None:
+            on_posted(channel, ts)
         self.store.post_journal(job_key).finish()
         return channel, ts

@@ -217,10 +217,10 @@ def _connected_replicas(role: Any) -> int:
     return 0
 
 
-def _report(acked: int, started: float) -> int:
+def _report(acked: int, started: float, timeout_ms: int) -> int:
     if acked < 1:
         waited = round(time.monotonic() - started, 3)
-        log.warning("redis_not_replicated", waited_seconds=waited, timeout_ms=REPLICA_WAIT_MS)
+        log.warning("redis_not_replicated", waited_seconds=waited, timeout_ms=timeout_ms)
     return acked
 
 
@@ -239,7 +239,7 @@ def wait_for_replica(client: redis.Redis, timeout_ms: int = REPLICA_WAIT_MS) -> 
         pipe.set(REPLICATION_MARK, b"1", ex=60)
         pipe.wait(1, timeout_ms)
         _, acked = pipe.execute()
-    return _report(int(acked), started)
+    return _report(int(acked), started, timeout_ms)
 
 
 async def await_replica(client: aioredis.Redis, timeout_ms: int = REPLICA_WAIT_MS) -> int | None:
@@ -251,4 +251,4 @@ async def await_replica(client: aioredis.Redis, timeout_ms: int = REPLICA_WAIT_M
         pipe.set(REPLICATION_MARK, b"1", ex=60)
         pipe.wait(1, timeout_ms)
         _, acked = await pipe.execute()
-    return _report(int(acked), started)
+    return _report(int(acked), started, timeout_ms)

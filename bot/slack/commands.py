@@ -1,4 +1,4 @@
-"""`/denpex` slash commands: diagnose, help, quota, redeem, history.
+"""`/denpex` slash commands: diagnose, help, quota, redeem, history, nodes, solved.
 
 Slack wants an acknowledgement within 3 seconds, so `diagnose` acks first (an ephemeral "looking up
 the job") and only then resolves the job, checks the quota and queues; the outcome follows as an
@@ -15,8 +15,13 @@ import structlog
 
 from bot.slack.jobs import LinkedJobFolder, UnknownCluster, UnknownJobId
 from bot.slack.mrkdwn import clip, escape
+from bot.slack.nodes import history_reply, nodes_reply
 from denpex.core.ids import K8S_NAMESPACED_NAME, is_safe_id
+from denpex.core.texts import incidents as incident_texts
 from denpex.core.texts import slack as texts
+from knowledge.masking import Masker
+from workers.incidents import HistoryLimits, Incident, IncidentBook
+from workers.nodehealth import ranked_nodes
 from workers.posting import ROOT_EVENT
 from workers.quota import RedeemLimits, Throttled
 
@@ -54,6 +59,29 @@ def parse_diagnose(args: list[str]) -> tuple[str, str | None]:
     if cluster is not None and not is_safe_id(cluster):
         raise UsageError(texts.unknown_cluster(escape(cluster[:64]), []))
     return job_id, cluster
+
+
+#: `/denpex history` filters: `name:value`
+HISTORY_FILTERS = ("node", "category", "job")
+
+
+def parse_history_filters(args: list[str]) -> dict[str, str]:
+    """`node:gpu-07 category:gpu_oom job:4242` → {"node": "gpu-07", ...}; anything else is a usage error."""
+    filters: dict[str, str] = {}
+    for word in args:
+        key, sep, value = word.partition(":")
+        if not sep or key.lower() not in HISTORY_FILTERS:
+            raise UsageError(incident_texts.unknown_filter(escape(word[:40])))
+        if not value:
+            raise UsageError(incident_texts.HISTORY_USAGE)
+        filters[key.lower()] = value
+    return filters
+
+
+def matches(incident: Incident, filters: dict[str, str]) -> bool:
+    node, category, job = filters.get("node"), filters.get("category"), filters.get("job")
+    on_node = node is None or node == incident.node or node in incident.nodes or node in incident.signals
+    return on_node and category in (None, incident.category) and job in (None, incident.job_id)
 
 
 def split_words(text: str) -> list[str]:
@@ -128,10 +156,50 @@ class Commands:
             else texts.REDEEM_ERRORS[result.status]
         )
 
-    async def history(self, ack: Any, respond: Any, client: Any, command: dict[str, Any]) -> None:
+    def _book(self) -> IncidentBook:
+        return IncidentBook(self.deps.redis, HistoryLimits.from_settings(self.deps.settings))
+
+    async def nodes(self, ack: Any) -> None:
+        """Every plan: node health is what the free plan's history keeps."""
+        incidents = await asyncio.to_thread(lambda: list(self._book().all_incidents()))
+        await ack(nodes_reply(ranked_nodes(incidents, self.deps.settings.drain_after)))
+
+    async def solved(self, ack: Any, respond: Any, command: dict[str, Any], args: list[str]) -> None:
+        """`/denpex solved <job> <what fixed it>`: the note (masked) is stored with the job's incident
+        and shown under "Seen before" in later threads of the same failure mode."""
+        if len(args) < 2 or not (is_safe_id(args[0]) or K8S_NAMESPACED_NAME.match(args[0])):
+            await ack(incident_texts.SOLVED_USAGE)
+            return
+        status = await asyncio.to_thread(self.deps.quota.status, command["team_id"])
+        if not status.is_scale:
+            await ack(incident_texts.SOLVED_SCALE_ONLY)
+            return
+        await ack()
+        job, note = args[0], " ".join(args[1:])[: incident_texts.FIX_CHARS]
+
+        def record() -> Incident | None:
+            return self._book().record_fix(job, Masker.default().mask(note))
+
+        found = await asyncio.to_thread(record)
+        log.info("fix_recorded", job=job, found=found is not None, user_id=command.get("user_id"))
+        shown = escape(job)
+        await respond(incident_texts.solved_ok(shown) if found else incident_texts.solved_unknown(shown))
+
+    async def history(
+        self, ack: Any, respond: Any, client: Any, command: dict[str, Any], args: list[str]
+    ) -> None:
         status = await asyncio.to_thread(self.deps.quota.status, command["team_id"])
         if not status.is_scale:
             await ack(texts.HISTORY_SCALE_ONLY)
+            return
+        if args:  # filtered: from the incident history (every channel, every cluster)
+            try:
+                filters = parse_history_filters(args)
+            except UsageError as exc:
+                await ack(str(exc))
+                return
+            incidents = await asyncio.to_thread(lambda: list(self._book().all_incidents()))
+            await ack(history_reply(i for i in incidents if matches(i, filters)))
             return
         await ack()
         try:
@@ -158,7 +226,11 @@ class Commands:
         elif sub == "redeem":
             await self.redeem(ack, command, args)
         elif sub == "history":
-            await self.history(ack, respond, client, command)
+            await self.history(ack, respond, client, command, args)
+        elif sub == "nodes":
+            await self.nodes(ack)
+        elif sub == "solved":
+            await self.solved(ack, respond, command, args)
         elif sub in ("help", "-h", "--help"):
             await ack(texts.HELP)
         else:

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
 log = structlog.get_logger("denpex.slack.followups")
 MENTION = re.compile(r"<@[A-Z0-9]+>")
 QUESTION = re.compile(
-    r"\?|^(?:which|what|why|how|is|are|can|could|should|show|where|when|who|does|did|tell)\b", re.I
+    r"\?|^(?:which|what|why|how|is|are|can|could|should|show|where|when|who|does|did|tell|explain|define"
+    r"|was|were|has|have|will|paste|give)\b",
+    re.I,
 )
 
 

@@ -32,6 +32,7 @@ from bot.slack.mrkdwn import (
     shorten,
     verbatim,
 )
+from bot.slack.nodes import NodeHistory, node_history_blocks
 from bot.web.links import entry_url
 from denpex.core.models import Diagnosis, EvidenceLine, JobRef
 from denpex.core.texts import flightrec as fr_texts
@@ -274,7 +275,9 @@ class BlockKitRenderer:
             *self._missing_blocks(d, items),
         ]
 
-    def thread_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:
+    def thread_messages(
+        self, job: JobRef, diagnosis: Diagnosis, *, history: NodeHistory | None = None
+    ) -> list[SlackMessage]:
         d = diagnosis
         title = d.entry.title if d.entry else d.category.replace("_", " ")
         text = clip(escape(f"{title}: initiating rank {d.initiating.rank} — {d.root_cause}"), 3000)
@@ -287,6 +290,7 @@ class BlockKitRenderer:
                 blocks = [header(title), *self._body(d, level), more, *footer]
                 if line_count(blocks) <= THREAD_LINES:
                     break
+        blocks[-2:-2] = node_history_blocks(history)  # the nodes' incident history (workers.nodehealth)
         return _split(blocks, text)
 
     def details_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:

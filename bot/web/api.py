@@ -51,6 +51,8 @@ class Diagnoser:
 class DiagnoseApi:
     def __init__(self, settings: Settings, diagnoser: Diagnoser, limiter: RateLimiter) -> None:
         self.settings, self.diagnoser, self.limiter = settings, diagnoser, limiter
+        # one diagnosis at a time (one engine); the others wait here, not in the loop's thread pool
+        self.gate = asyncio.Semaphore(1)
 
     @property
     def enabled(self) -> bool:
@@ -70,10 +72,11 @@ class DiagnoseApi:
         except HookError as exc:
             return exc.response()
         try:
-            diag = await asyncio.to_thread(self.diagnoser.diagnose, sources)
+            async with self.gate:
+                diag = await asyncio.to_thread(self.diagnoser.diagnose, sources)
         except (ValueError, OSError):
-            return HookError(422, "diagnose", texts.BUSY_LOG).response()
-        return web.json_response(diag.model_dump(mode="json"))
+            return HookError(422, "diagnose", texts.DIAGNOSE_FAILED).response()
+        return web.json_response(diag.model_dump(mode="json"), headers={"Cache-Control": "no-store"})
 
     def client(self, request: web.Request) -> str:
         """The client's rate-limit key, once it is allowed in; `HookError` (403 off, 401) otherwise."""

@@ -76,9 +76,7 @@ class KnowledgeBase:
             Row("First fix step", left.fix.steps[:1], right.fix.steps[:1]),
         ]
         ls, rs = _signature_texts(left), _signature_texts(right)
-        return Comparison(
-            left, right, rows, [s for s in ls if s not in rs], [s for s in rs if s not in ls]
-        )
+        return Comparison(left, right, rows, [s for s in ls if s not in rs], [s for s in rs if s not in ls])
 
 
 def category_label(category: str) -> str:

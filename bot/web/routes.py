@@ -13,6 +13,8 @@ that repeats nothing of the request.
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from collections.abc import Callable
 from functools import partial
@@ -20,16 +22,18 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 from aiohttp import web
 
 from bot.web import kb as kbview
-from bot.web.api import Diagnoser, DiagnoseApi
+from bot.web.api import DiagnoseApi, Diagnoser
 from bot.web.links import entry_url
 from bot.web.ratelimit import RateLimiter
 from denpex.core.settings import Settings
 from denpex.core.texts import web as texts
 from knowledge.engine import Engine
 from knowledge.schema import load_entries
+from knowledge.wording import PHASE_WORDS
 from workers.masking import TextMasker
 
 HERE = Path(__file__).parent
@@ -54,7 +58,8 @@ class Pages:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.globals.update(texts=texts, kb=kbview, SITE=texts.SITE_NAME)
+        self.env.globals.update(texts=texts, view=kbview, SITE=texts.SITE_NAME)
+        self.env.filters["ticks"] = ticks
         self.static = {name: (HERE / "static" / name).read_bytes() for name in STATIC}
 
     def render(self, template: str, status: int = 200, **values: Any) -> web.Response:
@@ -63,6 +68,9 @@ class Pages:
 
     def not_found(self) -> web.Response:
         return self.render("not_found.html", status=404)
+
+    async def missing(self, request: web.Request) -> web.Response:
+        return self.not_found()
 
     async def index(self, request: web.Request) -> web.Response:
         return self.render("kb_index.html", kb=self.kb, count=len(self.kb.entries))
@@ -89,6 +97,7 @@ class Pages:
             proxy=bool(self.settings.web_trusted_header),
             cap=cap,
             tail=min(TAIL_BYTES, cap),
+            phases=json.dumps(PHASE_WORDS),
         )
 
     async def asset(self, name: str, request: web.Request) -> web.Response:
@@ -114,10 +123,20 @@ def setup(
     router.add_get("/kb/", pages.index)
     router.add_get("/kb/{entry_id}", pages.entry)
     router.add_get("/kb/{entry_id}/vs/{other}", pages.compare)
+    router.add_get("/kb/{rest:.+}", pages.missing)  # any other path below /kb/: the same 404 page
     router.add_get("/diagnose", pages.diagnose)
     router.add_post("/api/diagnose", api.handle)
     for name in STATIC:
         router.add_get(f"/static/{name}", partial(pages.asset, name))
+
+
+_TICKS = re.compile(r"`([^`\n]+)`")
+
+
+def ticks(text: str) -> markupsafe.Markup:
+    """An entry's prose with its `inline code` as <code>: escaped first, so only our tags are markup."""
+    escaped = str(markupsafe.escape(text))
+    return markupsafe.Markup(_TICKS.sub(r"<code>\1</code>", escaped))  # noqa: S704 - escaped above
 
 
 async def _to_index(request: web.Request) -> web.Response:

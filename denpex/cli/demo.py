@@ -102,6 +102,9 @@ async def _pipeline(
         texts.demo_banner(url, redis_url or f"DENPEX_REDIS_SENTINELS={settings.redis_sentinels}"),
         file=sys.stderr,
     )
+    from denpex.core.texts import web as web_texts  # on stdout: stderr names only the two listeners
+
+    print(web_texts.demo_urls(url, bool(settings.web_token or settings.web_trusted_header)))
     try:
         return await _send_and_show(settings, url, secret, job_id, wait_seconds, workdir, keep, worker)
     finally:

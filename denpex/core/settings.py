@@ -121,6 +121,15 @@ class Settings(BaseSettings):
     web_rate_per_minute: float = Field(default=10.0, gt=0, le=10_000, alias="DENPEX_WEB_RATE")
     web_rate_burst: int = Field(default=5, ge=1, le=10_000, alias="DENPEX_WEB_BURST")
 
+    # -- incident history and node health (workers.incidents, workers.nodehealth)
+    #: incidents kept per cluster (the oldest go first); history is Scale, node health every plan
+    history_max_incidents: int = Field(default=500, ge=1, le=100_000, alias="DENPEX_HISTORY_MAX")
+    #: days an incident is kept (counted back from the newest incident of its cluster)
+    history_days: int = Field(default=30, ge=1, le=3650, alias="DENPEX_HISTORY_DAYS")
+    #: hardware-class incidents on one node (the new one included) from which the thread advises
+    #: draining it; an Xid whose catalogue action is `reboot_node` or `drain_rma` advises it at once
+    drain_after: int = Field(default=2, ge=1, le=1000, alias="DENPEX_DRAIN_AFTER")
+
     def require(self, *names: str) -> None:
         """Raise `MissingSetting` naming the first environment variable that is unset."""
         for name in names:

@@ -23,8 +23,8 @@ from tests.support.redis_server import free_port
 
 MASTER = "mymaster"
 #: a Sentinel declares the primary down after this long without an answer; longer than the server's
-#: own retry budget (~1.2 s), so a webhook arriving right after the kill is answered 503
-DOWN_AFTER_MS = 1500
+#: own retry budget (~0.3 s), so a webhook arriving right after the kill is answered 503
+DOWN_AFTER_MS = 2000
 FAILOVER_TIMEOUT_MS = 4000
 
 

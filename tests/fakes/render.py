@@ -8,6 +8,7 @@ the way the engine and the Slack app group them.
 from __future__ import annotations
 
 from bot.slack.mrkdwn import escape, rank_ranges
+from bot.slack.nodes import NodeHistory, node_history_text
 from denpex.core.models import Diagnosis, JobRef
 from denpex.core.texts import pipeline as texts
 from workers.ports import EvidenceFile, SlackMessage
@@ -39,7 +40,9 @@ class PlainRenderer:
         text = texts.root_text(_job_label(job), job.cluster, (job.state or "failed").lower(), head)
         return SlackMessage(text=escape(text)[:MAX_TEXT])
 
-    def thread_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:
+    def thread_messages(
+        self, job: JobRef, diagnosis: Diagnosis, *, history: NodeHistory | None = None
+    ) -> list[SlackMessage]:
         d = diagnosis
         lines = [
             f"*Initiating rank:* {d.initiating.rank if d.initiating.rank is not None else 'unknown'}"
@@ -62,6 +65,7 @@ class PlainRenderer:
             )
         for miss in d.missing_evidence:
             lines.append(f"*Missing:* {escape(miss.what)} — {escape(miss.next_action)}")
+        lines += [node_history_text(history)] if history else []
         messages: list[SlackMessage] = []
         chunk: list[str] = []
         for line in lines:

@@ -30,6 +30,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.server import build_deps, create_app
 from knowledge.masking import Masker
 from tests.faults.support import posted_threads
+from workers.quota import Quota
 from tests.pipeline.conftest import (
     WorkerProcs,
     install_demo_job,
@@ -117,6 +118,9 @@ async def test_burst_of_50_with_redis_restart_loses_nothing(
     jobs = [f"b{i:02d}" for i in range(BURST)]
     for job in jobs:
         install_demo_job(log_root, "ci", job)
+    quota = Quota(redis.Redis.from_url(aof_redis.url))  # 50 diagnoses: a Scale workspace, not the free 3
+    (code,) = quota.create_codes(days=14, daily_limit=2 * BURST)
+    assert quota.redeem(fake_slack.workspace.team_id, code).ok
     procs = WorkerProcs(worker_env(aof_redis.url, log_root, **slack_env(fake_slack)), tmp_path)
     url = str(aof_client.make_url("")).rstrip("/")
     answers: dict[str, list[int]] = {job: [] for job in jobs}

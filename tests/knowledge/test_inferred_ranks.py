@@ -147,3 +147,44 @@ def test_round_step_needs_a_bar_just_above_the_kill() -> None:
     assert roundstep.round_step_save(0, numbered, 29) is None  # too far below the bar
     done = [(10, "100%|██████████| 4400/4400 [11:11:27<00:00, 1.2s/it]")]
     assert roundstep.round_step_save(0, done, 11) is None  # the end of training is not a save interval
+
+
+def _epoch_then(lines: list[str]) -> list[str]:
+    return [
+        "Training Epoch: 1/3, step 46/47 completed (loss: 0.1500): 100%|██████████| 47/47 [34:52<00:00, 44.52s/it]",
+        "evaluating Epoch: 100%|██████████| 17/17 [01:08<00:00,  4.00s/it]",
+        *lines,
+    ]
+
+
+def test_a_death_after_the_epochs_last_bar_is_read_as_a_save(tmp_path: Path, diagnose_dir: Run) -> None:
+    """Training and evaluation bars at their totals, then the agent stops everyone: the epoch-end save."""
+    _write(
+        tmp_path,
+        "console.log",
+        _epoch_then(
+            [
+                "W0304 01:00:36.891000 3535919 site-packages/torch/distributed/elastic/agent/server/api.py:725] Received Signals.SIGTERM death signal, shutting down workers",
+                *_sigterms([3536001, 3536002, 3536003]),
+            ]
+        ),
+    )
+    diag = diagnose_dir(tmp_path)
+    assert diag.category == "cpu_oom_checkpoint"
+    assert diag.initiating.phase == "checkpoint_save" and diag.initiating.phase_inferred
+
+
+def test_a_failure_while_the_next_bar_runs_is_not_a_save(tmp_path: Path, diagnose_dir: Run) -> None:
+    _write(
+        tmp_path,
+        "console.log",
+        _epoch_then(
+            [
+                "Training Epoch: 2/3, step 3/47 completed (loss: 0.1400):   6%|▋         | 3/47 [02:12<32:00, 44.0s/it]",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.2 GiB is free.",
+            ]
+        ),
+    )
+    diag = diagnose_dir(tmp_path)
+    assert diag.category == "gpu_oom"
+    assert diag.initiating.phase == "train"

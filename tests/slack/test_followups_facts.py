@@ -408,3 +408,99 @@ def _post(fake: Any, redis_client: Any, name: str, diagnosis: Diagnosis) -> str:
     poster = SlackPoster(fake.web_client(), "C0ALERTS", store, BlockKitRenderer(helpers.entries()))
     _, ts = poster.post(key, helpers.job(name), diagnosis, QuotaDecision(allowed=True, plan="scale"))
     return str(ts)
+
+
+def test_the_diagnosis_keeps_each_ranks_facts(jobs: dict[str, Diagnosis]) -> None:
+    """`Diagnosis.facts`, filled by the engine (knowledge.rankfacts) and kept through JSON (Redis)."""
+    facts = Diagnosis.model_validate_json(jobs["gpu_oom"].model_dump_json()).facts
+    assert facts.world_size == 8 and facts.nodes == ["gpu-01", "gpu-02"] and facts.launcher == "deepspeed"
+    assert facts.start == "2026-11-20T02:00:41.000Z" and facts.end == "2026-11-20T03:24:05.000Z"
+    five, seven = facts.ranks[5], facts.ranks[7]
+    assert (five.node, five.category, five.phase, five.last_step) == ("gpu-02", "gpu_oom", "train", 2001)
+    assert five.first_line is not None and (five.first_line.source, five.first_line.line) == (
+        "rank5.log",
+        222,
+    )
+    assert (seven.category, seven.first_time, seven.last_step) == (
+        "nccl_timeout",
+        "2026-11-20T03:24:02.011Z",
+        2000,
+    )
+    gpus = {r.rank: r.gpu for r in jobs["xid"].facts.ranks}
+    assert gpus[5] == "0000:3b:00" and gpus[1] == "0000:3b:00" and gpus[4] == "0000:18:00"
+    assert [r.node for r in jobs["xid"].facts.ranks if r.gpu == "0000:3b:00"] == ["gpu-01", "gpu-02"]
+
+
+#: other phrasings of the same questions: the facts must still be stated
+PHRASINGS: list[tuple[str, str, list[str]]] = [
+    ("gpu_oom", "which rank blew up?", ["Rank 5"]),
+    ("gpu_oom", "what device ran out of memory", ["GPU 5"]),
+    ("gpu_oom", "by how much did it exceed the GPU memory?", ["2.70 GiB"]),
+    ("gpu_oom", "how much free memory was left", ["1.21 GiB"]),
+    ("gpu_oom", "at what step did rank 5 crash", ["2001"]),
+    ("gpu_oom", "what were the others waiting for", ["rank 5"]),
+    ("gpu_oom", "how long did rank 7 wait?", ["600"]),
+    ("gpu_oom", "give me rank 5's stack trace", ["rank5.log:222"]),
+    ("gpu_oom", "is the GPU faulty?", ["No sign of hardware"]),
+    ("gpu_oom", "can I relaunch without changes?", ["Not as is"]),
+    ("gpu_oom", "what knob should I turn?", ["2.70 GiB"]),
+    ("gpu_oom", "what would you check after fixing?", ["rank 5 gets past step 2001"]),
+    ("gpu_oom", "could it be a checkpoint problem?", ["ZeRO-3"]),
+    ("gpu_oom", "what is gradient checkpointing?", ["recompute"]),
+    ("gpu_oom", "which node was rank 5 on", ["gpu-02"]),
+    ("gpu_oom", "how many GPUs were in the job", ["8"]),
+    ("xid", "what Xid was it?", ["Xid 79"]),
+    ("xid", "is the card dead?", ["hardware"]),
+    ("xid", "which PCI address?", ["0000:3b:00"]),
+    ("xid", "should we put gpu-02 back in service?", ["gpu-02"]),
+    ("xid", "why did rank 3 time out", ["rank 5"]),
+    ("host_oom_kill", "what pid got killed", ["51234"]),
+    ("host_oom_kill", "how big was the RSS", ["61.25 GiB"]),
+    ("host_oom_kill", "which node hit OOM", ["gpu-01"]),
+    ("host_oom_kill", "what signal killed rank 2", ["SIGKILL"]),
+    ("desync", "which rank was out of sync?", ["Rank 3"]),
+    ("desync", "how long was the timeout", ["15 s"]),
+    ("checkpoint_oom", "did it die during the save?", ["saving a checkpoint"]),
+    ("checkpoint_oom", "what is weights_only?", ["torch.load"]),
+    ("flight_recorder", "which op was everyone stuck in?", ["all_reduce #5"]),
+    ("flight_recorder", "what was the last collective rank 2 finished?", ["#4"]),
+    ("flight_recorder", "who didn't show up", ["Rank 2"]),
+]
+
+PHRASINGS += [
+    ("gpu_oom", "who crashed first?", ["Rank 5"]),
+    ("gpu_oom", "on which machine did the OOM happen", ["gpu-02"]),
+    ("gpu_oom", "how much did rank 5 try to allocate?", ["3.91 GiB"]),
+    ("gpu_oom", "was this fragmentation?", ["2.41 GiB"]),
+    ("gpu_oom", "what was the last step before the crash", ["2001"]),
+    ("gpu_oom", "why did rank 0 die", ["collateral", "rank 5"]),
+    ("gpu_oom", "when did rank 7 die?", ["03:24:02"]),
+    ("gpu_oom", "give me the last lines of rank 4", ["rank4.log"]),
+    ("gpu_oom", "should I just resubmit?", ["Not as is"]),
+    ("gpu_oom", "how do I avoid this next time?", ["2.70 GiB"]),
+    ("gpu_oom", "what's the runner-up?", ["ZeRO-3"]),
+    ("gpu_oom", "what does --gradient_accumulation_steps do?", ["micro-batches"]),
+    ("gpu_oom", "were all 8 ranks affected?", ["8 of 8"]),
+    ("xid", "did the hardware fail?", ["Yes, likely hardware"]),
+    ("xid", "which GPU died?", ["0000:3b:00"]),
+    ("xid", "what happened on gpu-01?", ["On gpu-01"]),
+    ("xid", "can I restart on the same node?", ["drain gpu-02"]),
+    ("host_oom_kill", "why was rank 2 killed?", ["Rank 2 started it", "SIGKILL"]),
+    ("host_oom_kill", "how much memory did the killed process hold?", ["61.25 GiB"]),
+    ("host_oom_kill", "when did the oom killer fire?", ["03:14:05"]),
+    ("host_oom_kill", "what were the other ranks doing?", ["ALLGATHER"]),
+    ("desync", "which ranks timed out?", ["0-2"]),
+    ("desync", "why did rank 2 fail?", ["collateral"]),
+    ("checkpoint_oom", "what was rank 1 doing when it failed", ["saving a checkpoint"]),
+    ("checkpoint_oom", "how many ranks died?", ["4 of 4"]),
+    ("flight_recorder", "what does the FR dump show?", ["all_reduce #5"]),
+    ("flight_recorder", "which rank hung?", ["Rank 2"]),
+    ("flight_recorder", "what was rank 3 waiting for?", ["rank 2"]),
+    ("flight_recorder", "how many dumps were there?", ["4"]),
+]
+
+
+@pytest.mark.parametrize(("job", "question", "must"), PHRASINGS)
+def test_other_phrasings(answerers: dict[str, Answerer], job: str, question: str, must: list[str]) -> None:
+    text = answerers[job].answer(question).text
+    assert all(fact in text for fact in must), text

@@ -215,11 +215,10 @@ def first_failure(where: str, what: str, when: str, doing: str) -> str:
     return f"{where} failed first{when}, with {what}{doing}."
 
 
-def collateral_after(count: int, ranks: str, gap: str, rank: int | None) -> str:
+def collateral_after(count: int, ranks: str, gap: str, rank: int | None, waited: bool) -> str:
     who = f"rank {rank}" if rank is not None else "it"
-    return (
-        f"The other {count} failing rank(s) ({ranks}) were collateral: they failed {gap} and waited on {who}."
-    )
+    tail = f" and waited on {who}" if waited else ""
+    return f"The other {count} failing rank(s) ({ranks}) were collateral: they failed {gap}{tail}."
 
 
 NO_SINGLE_RANK = "No single rank could be singled out from these logs."
@@ -234,7 +233,7 @@ def rank_collateral(rank: int, what: str, when: str, why: str) -> str:
 
 
 def rank_healthy(rank: int, step: str) -> str:
-    return f"Rank {rank} logged no error of its own{step}; it stopped when the job was torn down."
+    return f"Rank {rank} logged no error of its own{step}: nothing in its lines shows a failure of its own."
 
 
 def rank_missing(rank: int) -> str:

@@ -28,7 +28,7 @@ DIAGNOSE_INTRO = (
     "Paste a log or choose files (per-rank logs, a combined log, a node's dmesg). The log is masked "
     "and diagnosed in memory; nothing is stored."
 )
-TOKEN_LABEL = "Access token (DENPEX_WEB_TOKEN; kept in this browser tab only)"
+ACCESS_LABEL = "Access token (DENPEX_WEB_TOKEN; kept in this browser tab only)"
 TEXT_LABEL = "Log text"
 FILES_LABEL = "Log files"
 SUBMIT = "Diagnose"
@@ -39,9 +39,10 @@ NEEDS_JS = "This page reads your files in the browser: it needs JavaScript."
 def tail_note(limit_bytes: int, cap_bytes: int) -> str:
     """What the page says about large files, which it cuts before sending."""
     return (
-        f"Files are read in your browser. A file larger than {_mb(limit_bytes)} is cut to its last "
-        f"{_mb(limit_bytes)} (where a failure is written); all files together are kept under the "
-        f"server's {_mb(cap_bytes)} limit per request. The page says which files it cut."
+        f"Files are read in your browser. A file larger than {_mb(limit_bytes)} is cut to "
+        f"{_mb(limit_bytes)}: its first 64 KB, the lines between that look like errors, and its end "
+        f"(where a failure is written). All files together stay under the server's {_mb(cap_bytes)} "
+        "limit per request, and the page says which files it cut and what it left out."
     )
 
 
@@ -56,7 +57,7 @@ BEARER = "invalid or missing bearer token (Authorization: Bearer <DENPEX_WEB_TOK
 NO_LOG = "no log in the request: send text/plain, or multipart/form-data with files or a `text` field"
 WRONG_TYPE = "send the log as text/plain or multipart/form-data"
 BAD_MULTIPART = "the multipart body could not be read"
-BUSY_LOG = "the diagnosis failed on this input; try `denpex diagnose` on the files"
+DIAGNOSE_FAILED = "the diagnosis failed on this input; try `denpex diagnose` on the files"
 
 
 def rate_limited(retry_after: float) -> str:
@@ -69,7 +70,7 @@ def too_large(limit: int) -> str:
 
 def demo_urls(url: str, api_on: bool) -> str:
     api = "" if api_on else " (set DENPEX_WEB_TOKEN to turn the paste-a-log API on)"
-    return f"Knowledge base: {url}/kb/ · paste a log: {url}/diagnose{api}"
+    return f"Knowledge base: {url}/kb/ · paste a log: {url}/diagnose{api} (both stay up with --keep)"
 
 
 def _mb(n: int) -> str:

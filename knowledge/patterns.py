@@ -234,9 +234,9 @@ class _Frequent:
     def __init__(self, patterns: Sequence[Pattern], base: int, cache_dir: Path | None) -> None:
         from knowledge.prefilter import literals_for
 
-        self.gate: list[Pattern] = []  # what the main database scans for these markers
-        self._marker: dict[int, Pattern] = {}  # gate idx -> the marker whose literal it is
-        self._dbs: dict[int, Database] = {}  # marker idx -> its own database, built on first use
+        self.gate: list[Pattern] = []  # what the main database scans for these patterns
+        self._marker: dict[int, Pattern] = {}  # gate idx -> the pattern whose literal it is
+        self._dbs: dict[int, Database] = {}  # pattern idx -> its own database, built on first use
         self._cache_dir = cache_dir
         items = [(p.regex, p.caseless) for p in patterns] if hyperscan is not None else []
         literals = literals_for(items, cache_dir) if items else [None] * len(patterns)
@@ -284,8 +284,8 @@ def literal(s: str) -> str:
 
 class PatternSet:
     """Every pattern of the engine; `scan(buffer)` returns `(pattern idx, end offset)` hits in offset
-    order, the hits one database of all of them gives: one main database, with the every-step phase
-    markers replaced by their literals (`_Frequent`)."""
+    order, the hits one database of all of them gives: one main database, with the once-a-chunk
+    patterns (every-step phase markers, some facts) replaced by their literals (`_Frequent`)."""
 
     def __init__(self, patterns: Sequence[Pattern], cache_dir: Path | None = None) -> None:
         self.patterns = list(patterns)

@@ -98,12 +98,12 @@ def scale(client: redis.Redis) -> None:
     assert quota.redeem(TEAM, quota.create_codes()[0]).ok
 
 
-def node_section(fake_slack: Any, ts: str) -> str:
-    """The thread's node-history section, or "" when the thread has none."""
+def node_section(fake_slack: Any, ts: str, heading: str = "*Node history*") -> str:
+    """The thread's section that starts with `heading`, or "" when the thread has none."""
     for message in fake_slack.thread(ts):
         for block in message.get("blocks") or []:
             text = (block.get("text") or {}).get("text", "")
-            if text.startswith("*Node history*"):
+            if text.startswith(heading):
                 return str(text)
     return ""
 
@@ -157,6 +157,13 @@ def test_application_xid_on_gpu06_three_times_gives_no_drain_advice(
     assert sections == ["", "", ""]  # user code: never counted against the node
     text = json.dumps([m.get("blocks") for m in fake_slack.messages("C0ALERTS")])
     assert "scontrol" not in text and "kubectl drain" not in text
+    # but the same failure mode was seen before: the earlier jobs, newest first, with their links
+    last = next(r for r in fake_slack.roots("C0ALERTS") if " 2003 " in r["text"])
+    seen = node_section(fake_slack, last["ts"], "*Seen before*").splitlines()
+    assert [row.split("|")[1].split(">")[0] for row in seen[1:]] == ["job `2002`", "job `2001`"]
+    assert seen[1].endswith(
+        "(15 Jan 09:00 UTC, on `gpu-06`) — no fix recorded (`/denpex solved 2002 <what fixed it>`)"
+    )
     ((_, gpu06),) = ranked_nodes(IncidentBook(redis_client).all_incidents(), drain_after=2)
     assert (gpu06.node, gpu06.initiating, gpu06.hardware, gpu06.drain) == ("gpu-06", 3, 0, None)
 
@@ -218,6 +225,7 @@ def test_free_plan_keeps_only_node_health(
     sections = run_jobs(make_ctx(), redis_client, log_root, fake_slack, ["5001", "5002"], **GPU07)
     assert "`gpu-07` was the initiating node in 2 of the last 2 failed jobs" in sections[1]
     assert "Earlier" not in sections[1]  # no job ids kept on the free plan, so none to name
+    assert "Seen before" not in json.dumps([m.get("blocks") for m in fake_slack.messages("C0ALERTS")])
     book = IncidentBook(redis_client)
     for incident in book.incidents("ci"):
         assert incident.node == "gpu-07" and [s.label for s in incident.signals["gpu-07"]] == ["Xid 79"]

@@ -5,6 +5,7 @@ slash commands over HTTP and `/metrics` shows the counters."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ from bot.slack.render import BlockKitRenderer
 from denpex.core.settings import Settings
 from knowledge.engine import Engine
 from tests.fakes.slack import FakeSlack
-from tests.pipeline.test_incidents import APP06, DAY0, GPU07, HOUR, record_job
+from tests.pipeline.conftest import PLANTED
+from tests.pipeline.test_incidents import APP06, DAY0, GPU07, HOUR, node_section, record_job
 from tests.slack.conftest import SlackStack
 from tests.slack.test_commands_http import ack_text
 from workers.collect import CollectorRegistry
@@ -31,8 +33,10 @@ def engine(masker: Any) -> Engine:
     return Engine.load(masker=masker)
 
 
-def run_jobs(settings: Settings, fake: FakeSlack, client: redis.Redis, engine: Engine) -> None:
-    """gpu-07's GPU falls off the bus in 1001-1003; user code faults on gpu-06 in 2001-2002."""
+def run_jobs(
+    settings: Settings, fake: FakeSlack, client: redis.Redis, engine: Engine, jobs: list[tuple[str, Any]]
+) -> None:
+    """Each job through the pipeline, an hour apart from DAY0 in the order given."""
     assert settings.log_root is not None
     ctx = WorkerContext(
         settings=settings,
@@ -46,7 +50,6 @@ def run_jobs(settings: Settings, fake: FakeSlack, client: redis.Redis, engine: E
         team_id="T0DENPEX",
         engine=engine,
     )
-    jobs = [("1001", GPU07), ("2001", APP06), ("1002", GPU07), ("2002", APP06), ("1003", GPU07)]
     for i, (job_id, kw) in enumerate(jobs):
         work = record_job(client, settings.log_root, job_id, DAY0 + i * HOUR, **kw)
         assert process(ctx, work) == Outcome.posted
@@ -61,7 +64,9 @@ async def test_nodes_history_filters_and_metrics(
     assert "Scale plan" in ack_text(text)  # history is Scale; node health is every plan's
     quota = Quota(redis_client)
     assert quota.redeem("T0DENPEX", quota.create_codes()[0]).ok
-    await asyncio.to_thread(run_jobs, settings, slack_stack.fake, redis_client, engine)
+    # gpu-07's GPU falls off the bus in 1001-1003; user code faults on gpu-06 in 2001-2002
+    jobs = [("1001", GPU07), ("2001", APP06), ("1002", GPU07), ("2002", APP06), ("1003", GPU07)]
+    await asyncio.to_thread(run_jobs, settings, slack_stack.fake, redis_client, engine, jobs)
 
     _, text = await slack_stack.command("nodes")
     title, gpu07, gpu06 = ack_text(text).splitlines()
@@ -94,6 +99,29 @@ async def test_nodes_history_filters_and_metrics(
     assert 'denpex_node_incidents_total{class="fallen_off_bus",cluster="ci",node="gpu-07"} 3.0' in metrics
     assert 'denpex_node_incidents_total{class="initiating",cluster="ci",node="gpu-06"} 2.0' in metrics
     assert 'class="gpu",cluster="ci",node="gpu-06"' not in metrics  # Xid 13 is the job's own fault
+
+
+async def test_solved_note_is_masked_and_shown_under_seen_before(
+    slack_stack: SlackStack, settings: Settings, redis_client: redis.Redis, engine: Engine
+) -> None:
+    fake = slack_stack.fake
+    _, text = await slack_stack.command("solved 1001 reseated it")
+    assert "Scale plan" in ack_text(text)
+    quota = Quota(redis_client)
+    assert quota.redeem("T0DENPEX", quota.create_codes()[0]).ok
+    await asyncio.to_thread(run_jobs, settings, fake, redis_client, engine, [("1001", GPU07)])
+    _, text = await slack_stack.command("solved 1001")
+    assert "Usage: `/denpex solved <jobid> <what fixed it>`" in ack_text(text)
+    await slack_stack.command("solved 9999 nothing")
+    await slack_stack.command(f"solved 1001 reseated GPU 5 in slot 5; vendor token {PLANTED} <!channel>")
+    replies = await fake.wait_for_async(lambda: len(fake.responses) >= 2 and fake.responses, what="replies")
+    assert "no job `9999`" in replies[0]["text"] and "Recorded what fixed job `1001`" in replies[1]["text"]
+    await asyncio.to_thread(run_jobs, settings, fake, redis_client, engine, [("1002", GPU07)])
+    root = next(r for r in fake.roots("C0ALERTS") if " 1002 " in r["text"])
+    seen = node_section(fake, root["ts"], "*Seen before*")
+    assert "|job `1001`> (15 Jan 08:00 UTC, on `gpu-07`) — fixed: reseated GPU 5 in slot 5" in seen
+    assert PLANTED not in json.dumps(fake.thread(root["ts"])) and "[MASKED:" in seen
+    assert "<!channel>" not in seen and "&lt;!channel&gt;" in seen
 
 
 def test_settings_block() -> None:

@@ -136,19 +136,11 @@ DIAGNOSIS_EXPIRED = (
 )
 
 
-def dont_know(helpful: list[str]) -> str:
-    base = "I don't know — the diagnosis and its knowledge entry don't answer that."
-    if helpful:
-        base += " What would help: " + "; ".join(helpful) + "."
-    return base + " Try: _which rank failed first?_, _show rank N's last lines_, _what else could it be?_"
-
-
 MENTION_OUTSIDE_THREAD = (
     "Ask me inside a diagnosis thread (reply to one of my failure posts), or run `/denpex help`."
 )
 NO_TAIL = "I have no saved lines for rank {rank}. Ranks with saved lines: {ranks}."
 NO_NODE = "I have no evidence from node `{node}`. Nodes I have evidence from: {nodes}."
-NO_ALTERNATIVES = "Nothing else scored close; the evidence points only to this failure mode."
 
 
 # ---------------------------------------------------------------- `denpex codes` (CLI)

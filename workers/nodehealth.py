@@ -177,14 +177,11 @@ def seen_before(
     same = [i for i in earlier if i.entry == incident.entry and i.member != incident.member and i.job_id]
 
     def rank(i: Incident) -> tuple[int, float]:
-        tier = (
-            0
-            if incident.node and i.node == incident.node
-            else 1
-            if incident.job_name and i.job_name == incident.job_name
-            else 2
-        )
-        return tier, -i.at
+        if incident.node and i.node == incident.node:
+            return 0, -i.at
+        if incident.job_name and i.job_name == incident.job_name:
+            return 1, -i.at
+        return 2, -i.at
 
     return [
         SeenBefore(job=i.job_id or "", at=i.at, node=i.node, permalink=i.permalink, fix=i.fix)
@@ -228,10 +225,10 @@ def node_record(node: str, history: Sequence[Incident], drain_after: int) -> Nod
 
 
 def thread_history(incident: Incident, earlier: Sequence[Incident], drain_after: int) -> NodeHistory:
-    """The node lines for the thread of `incident`: its initiating node and the nodes that carried a
-    hardware signal. A node is named when it has a hardware signal (now or before) and either an
-    earlier incident or drain advice; a node with only software failures is left to the job's own
-    diagnosis."""
+    """What the thread of `incident` says from the history: its initiating node and the nodes that
+    carried a hardware signal, each named when it has a hardware signal (now or before) and either an
+    earlier incident or drain advice (a node with only software failures is left to the job's own
+    diagnosis); and the earlier incidents of the same failure mode (`seen_before`)."""
     history = [*sorted((i for i in earlier if i.member != incident.member), key=lambda i: i.at), incident]
     names = ([incident.node] if incident.node else []) + [
         n for n in incident.hardware_nodes if n != incident.node

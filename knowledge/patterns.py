@@ -17,6 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
+from knowledge.anchors import scan_forms
+
 #: None where no hyperscan wheel exists for the platform; the patterns then run through `re`
 hyperscan: ModuleType | None
 try:  # pragma: no cover - which branch runs depends on the platform
@@ -126,7 +128,7 @@ class Database:
 
     def _cache_path(self) -> Path | None:
         return db_cache_path(
-            self._cache_dir, ("v2", [(p.idx, p.regex, p.caseless, p.single) for p in self.patterns])
+            self._cache_dir, ("v3", [(p.idx, p.regex, p.caseless, p.single) for p in self.patterns])
         )
 
     def _cached(self) -> Any:
@@ -357,11 +359,16 @@ def _hs_compile(patterns: Sequence[Pattern]) -> Any:
         | (hyperscan.HS_FLAG_SINGLEMATCH if p.single else 0)
         for p in patterns
     ]
+    # each pattern as the union of simpler expressions under its one id (knowledge/anchors.py): the
+    # same lines match, and Hyperscan finds each branch by its own literals
+    forms = [
+        (form, p.idx, flag) for p, flag in zip(patterns, flags, strict=True) for form in scan_forms(p.regex)
+    ]
     db.compile(
-        expressions=[p.regex.encode("utf-8") for p in patterns],
-        ids=[p.idx for p in patterns],
-        elements=len(patterns),
-        flags=flags,
+        expressions=[form.encode("utf-8") for form, _, _ in forms],
+        ids=[idx for _, idx, _ in forms],
+        elements=len(forms),
+        flags=[flag for _, _, flag in forms],
     )
     return db
 

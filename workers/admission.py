@@ -9,6 +9,11 @@ The gate's value is `pending:<time>` while the winner records, then the RQ job i
 finds another one being recorded waits for it (milliseconds); one that finds a stale pending token
 (its recorder failed half-way: Redis went down, the server died) takes the gate over, so the
 sender's retry is not told "duplicate" for a job that was never queued.
+
+The gate is one Lua script (`GATE_SCRIPT`): claim, read and stale takeover in a single round trip.
+In a storm (every node's epilog reports the same job) nearly every request is a duplicate, and each
+extra round trip is event-loop time `/healthz` waits behind; a duplicate costs exactly one `EVALSHA`
+and writes nothing, so it needs no replica `WAIT` either.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from denpex.core.settings import Settings
 from workers.masking import TextMasker, mask_async, mask_model
 from workers.queueing import enqueue, rq_job_id
 from workers.redisconn import RedisTarget, async_client, sync_client
-from workers.store import AsyncStore, JobRecord, JobState, NodeLog
+from workers.store import AsyncStore, JobRecord, JobState, NodeLog, as_str, dedupe_key
 
 log = structlog.get_logger("denpex.admission")
 
@@ -41,6 +46,24 @@ PENDING_TTL = 120
 PENDING_STALE = 3.0
 #: a job key reported again after this long is a new occurrence (diagnosed afresh)
 DEDUPE_TTL = 6 * 3600
+
+# KEYS: gate | ARGV: our pending token, pending ttl, now, stale after (seconds)
+# -> {outcome, value}: "won" (gate was free, now ours), "taken" (a stale pending token replaced by ours),
+#    "pending" (another report is being recorded), "duplicate" (value: the queued job's RQ id)
+GATE_SCRIPT = """
+local seen = redis.call('GET', KEYS[1])
+if not seen then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
+  return {'won', ARGV[1]}
+end
+if string.sub(seen, 1, 7) ~= 'pending' then return {'duplicate', seen} end
+local stamp = tonumber(string.sub(seen, 9))
+if stamp and tonumber(ARGV[3]) - stamp >= tonumber(ARGV[4]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
+  return {'taken', seen}
+end
+return {'pending', seen}
+"""
 
 
 class Admitted(StrEnum):
@@ -80,6 +103,8 @@ class Admission:
         self.store = AsyncStore(aredis, result_ttl=result_ttl)
         self.queue, self.masker = queue, masker
         self.result_ttl, self.dedupe_ttl, self.clock = result_ttl, dedupe_ttl, clock
+        # EVALSHA, loading the script once per server (again after a failover to a fresh master)
+        self._gate_script = aredis.register_script(GATE_SCRIPT)
 
     @classmethod
     def connect(cls, settings: Settings, masker: TextMasker) -> Admission:
@@ -94,22 +119,24 @@ class Admission:
         )
 
     async def _gate(self, job_key: str) -> str | None:
-        """Win the dedupe gate: returns our `pending:<time>` token, or None for a duplicate."""
+        """Win the dedupe gate: returns our `pending:<time>` token, or None for a duplicate.
+
+        One script call per attempt; only a report that finds another one still being recorded
+        (the first milliseconds of a storm) asks again, until that one is queued or goes stale."""
         give_up = time.monotonic() + PENDING_STALE + 1.0
         while True:
-            token = f"pending:{self.clock():.6f}"
-            if await self.store.claim_gate(job_key, token, PENDING_TTL):
+            now = f"{self.clock():.6f}"
+            token = f"pending:{now}"
+            args: list[str | float] = [token, PENDING_TTL, now, PENDING_STALE]
+            raw = await self._gate_script(keys=[dedupe_key(job_key)], args=args)
+            outcome = as_str(raw[0])
+            if outcome == "won":
                 return token
-            value = await self.store.gate(job_key)
-            if value is None:
-                continue
-            if not value.startswith("pending") or time.monotonic() > give_up:
-                return None
-            stamp = value.partition(":")[2]
-            stale = bool(stamp) and self.clock() - float(stamp) >= PENDING_STALE
-            if stale and await self.store.take_over_gate(job_key, value, token, PENDING_TTL):
+            if outcome == "taken":
                 log.warning("dedupe_gate_taken_over", job_key=job_key)
                 return token
+            if outcome == "duplicate" or time.monotonic() > give_up:
+                return None
             await asyncio.sleep(0.02)
 
     async def accept(self, event: JobEvent) -> Admitted:

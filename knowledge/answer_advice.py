@@ -182,4 +182,14 @@ def fix_time(c: Ctx, m: Match) -> Reply | None:
 
 
 def history(c: Ctx, m: Match) -> Reply | None:
-    return reply("history", t.HISTORY_UNKNOWN, known=False)
+    """Earlier incidents of this failure mode from the workspace's incident history."""
+    if c.past is None:
+        return reply("history", t.HISTORY_UNKNOWN, known=False)
+    title = c.d.entry.title if c.d.entry else c.d.category
+    if not c.past:
+        return reply("history", t.history_none(title))
+    shown = [t.history_item(p.job, p.at, p.node, p.permalink, p.fix) for p in c.past]
+    r = reply("history", t.history_seen(title, len(c.past)))
+    r.bullets = shown
+    r.material.extend(shown)
+    return r

@@ -6,10 +6,10 @@ optional LLM may rephrase its `material`, which holds exactly the facts it state
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from denpex.core.models import Diagnosis, EvidenceLine
+from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
 from denpex.core.ranks import ranges
 from knowledge.glossary import Term
 from knowledge.jobfacts_answers import JobView, RankView
@@ -40,6 +40,8 @@ class Ctx:
     related: Mapping[str, Entry]
     glossary: Mapping[str, Term]
     xids: Mapping[int, Xid]  # the Xid catalogue: what a code means, hardware or not
+    #: earlier incidents of this failure mode from the history; None: no history was looked up
+    past: Sequence[PastIncident] | None = None
 
 
 def reply(

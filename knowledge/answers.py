@@ -13,9 +13,9 @@ else. The intent index and the glossary are built once (`AnswerBook`), not once 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
-from denpex.core.models import Diagnosis
+from denpex.core.models import Diagnosis, PastIncident
 from denpex.core.texts import slack as t
 from knowledge import answer_advice, answer_facts
 from knowledge.answer_types import Ctx, Reply
@@ -63,6 +63,7 @@ class Answerer:
         matcher: IntentMatcher | None = None,
         glossary: Mapping[str, Term] | None = None,
         xids: Mapping[int, Xid] | None = None,
+        past: Sequence[PastIncident] | None = None,
     ) -> None:
         self.ctx = Ctx(
             d=diagnosis,
@@ -71,6 +72,7 @@ class Answerer:
             related=related or {},
             glossary=glossary if glossary is not None else load_glossary(),
             xids=xids if xids is not None else load_catalogue(),
+            past=past,
         )
         self.matcher = matcher or IntentMatcher()
 
@@ -127,9 +129,11 @@ class AnswerBook:
         self.glossary = load_glossary()
         self.xids = load_catalogue()
 
-    def answerer(self, diagnosis: Diagnosis) -> Answerer:
+    def answerer(self, diagnosis: Diagnosis, past: Sequence[PastIncident] | None = None) -> Answerer:
         entry = self.entries.get(diagnosis.entry.id) if diagnosis.entry else None
-        return Answerer(diagnosis, entry, self.entries, self.matcher, self.glossary, self.xids)
+        return Answerer(diagnosis, entry, self.entries, self.matcher, self.glossary, self.xids, past)
 
-    def answer(self, diagnosis: Diagnosis, question: str) -> Reply:
-        return self.answerer(diagnosis).answer(question)
+    def answer(
+        self, diagnosis: Diagnosis, question: str, past: Sequence[PastIncident] | None = None
+    ) -> Reply:
+        return self.answerer(diagnosis, past).answer(question)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from denpex.core.models import Diagnosis, EvidenceLine, JobRef
+from denpex.core.models import Diagnosis, EvidenceLine, JobRef, PastIncident
 from denpex.core.plans import Plan
 from denpex.core.texts import incidents as texts
 from knowledge.facts import load_catalogue, parse_xid
@@ -145,22 +145,12 @@ class NodeRecord(BaseModel):
         return sum(n for _, n in self.counts)
 
 
-class SeenBefore(BaseModel):
-    """An earlier incident of the same failure mode (entry), and what fixed it if someone said."""
-
-    job: str
-    at: float
-    node: str | None = None
-    permalink: str | None = None
-    fix: str | None = None
-
-
 class NodeHistory(BaseModel):
     """What the thread of a new failure says from the history (typed, rendered by the bot): its
     implicated nodes' records, and earlier incidents of the same failure mode."""
 
     nodes: list[NodeRecord] = Field(default_factory=list)
-    seen: list[SeenBefore] = Field(default_factory=list)
+    seen: list[PastIncident] = Field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -169,7 +159,7 @@ class NodeHistory(BaseModel):
 
 def seen_before(
     incident: Incident, earlier: Sequence[Incident], limit: int = EARLIER_SHOWN
-) -> list[SeenBefore]:
+) -> list[PastIncident]:
     """Up to `limit` earlier incidents of the same entry (Scale: the free plan keeps no entry): those
     on the same node first, then the same job name, then the rest, newest first within each."""
     if incident.entry is None:
@@ -184,7 +174,7 @@ def seen_before(
         return 2, -i.at
 
     return [
-        SeenBefore(job=i.job_id or "", at=i.at, node=i.node, permalink=i.permalink, fix=i.fix)
+        PastIncident(job=i.job_id or "", at=i.at, node=i.node, permalink=i.permalink, fix=i.fix)
         for i in sorted(same, key=rank)[:limit]
     ]
 
@@ -307,3 +297,15 @@ def incident_step(
     if not full:  # "seen before" is history, a Scale feature; node health is every plan's
         history = history.model_copy(update={"seen": []})
     return IncidentStep(book, incident, None if history.empty else history, full, ctx.slack)
+
+
+def earlier_of(history: Iterable[Incident], job_key: str, entry_id: str | None) -> list[PastIncident]:
+    """The follow-up "has this happened before?": earlier incidents of `entry_id` than job `job_key`'s
+    newest one, as the thread's "Seen before" orders them."""
+    mine = [i for i in history if i.job_key == job_key]
+    if entry_id is None:
+        return []
+    others = [i for i in history if i.job_key != job_key]
+    if mine:
+        return seen_before(max(mine, key=lambda i: i.at), others)
+    return seen_before(Incident(member="", cluster="", scheduler="", at=0.0, entry=entry_id), others)

@@ -19,12 +19,15 @@ import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+import redis
 import structlog
 
 from bot.slack.answers import render
 from bot.slack.mrkdwn import clip, escape, section
-from denpex.core.models import Diagnosis
+from denpex.core.models import Diagnosis, PastIncident
 from denpex.core.texts import slack as texts
+from workers.incidents import IncidentBook
+from workers.nodehealth import earlier_of
 from workers.store import Store
 
 if TYPE_CHECKING:
@@ -87,9 +90,20 @@ class Followups:
             unfurl_media=False,
         )
 
-    async def answer_text(self, question: str, diagnosis: Diagnosis) -> str:
+    def past_incidents(self, job_key: str, diagnosis: Diagnosis) -> list[PastIncident] | None:
+        """Earlier incidents of this failure mode from the incident history; None if unreadable."""
+        try:
+            history = list(IncidentBook(self.deps.redis).all_incidents())
+        except redis.RedisError:
+            log.warning("followup_history_unreadable", job_key=job_key)
+            return None
+        return earlier_of(history, job_key, diagnosis.entry.id if diagnosis.entry else None)
+
+    async def answer_text(
+        self, question: str, diagnosis: Diagnosis, past: list[PastIncident] | None = None
+    ) -> str:
         """This job's facts for the question's intent; the optional LLM only rephrases them."""
-        answer = render(self.deps.answers.answer(diagnosis, question))
+        answer = render(self.deps.answers.answer(diagnosis, question, past))
         log.info("followup_intent", intent=answer.intent, known=answer.known)
         if self.deps.llm is not None and answer.known:
             log.info("followup_llm_material", intent=answer.intent, material=answer.material)
@@ -140,7 +154,8 @@ class Followups:
         if diagnosis is None:
             await self._reply(client, channel, thread_ts, texts.DIAGNOSIS_EXPIRED)
             return
-        reply = await self.answer_text(text, diagnosis)
+        past = await asyncio.to_thread(self.past_incidents, job_key, diagnosis)
+        reply = await self.answer_text(text, diagnosis, past)
         await self._reply(client, channel, thread_ts, reply)
         log.info("followup_answered", job_key=job_key)
 

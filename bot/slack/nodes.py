@@ -12,9 +12,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bot.slack.mrkdwn import clip, code_safe, escape, section
+from denpex.core.models import PastIncident
 from denpex.core.texts import incidents as texts
 from workers.incidents import Incident
-from workers.nodehealth import NodeHistory, NodeRecord, SeenBefore
+from workers.nodehealth import NodeHistory, NodeRecord
 
 #: a Slack permalink we are willing to put inside `<url|label>`
 _LINK = re.compile(r"^https://[^\s<>|]+$")
@@ -65,7 +66,7 @@ def node_lines(record: NodeRecord) -> list[str]:
     return lines
 
 
-def seen_line(seen: SeenBefore) -> str:
+def seen_line(seen: PastIncident) -> str:
     fix = escape(seen.fix) if seen.fix else None
     node = name(seen.node) if seen.node else None
     return texts.seen_row(name(seen.job), seen.at, node, _link(seen.permalink), fix)

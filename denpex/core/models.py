@@ -278,3 +278,14 @@ class Diagnosis(BaseModel):
     collectives: Collectives = Field(default_factory=Collectives)
     #: per-rank and job facts for follow-up answers (`knowledge.rankfacts`); empty in older diagnoses
     facts: RunFacts = Field(default_factory=RunFacts)
+
+
+class PastIncident(BaseModel):
+    """An earlier incident of the same failure mode, as the incident history keeps it (masked), for
+    the follow-up "has this happened before?"."""
+
+    job: str
+    at: float
+    node: str | None = None
+    permalink: str | None = None
+    fix: str | None = None  # what fixed it, when someone recorded it (`/denpex solved`)

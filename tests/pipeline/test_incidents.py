@@ -289,3 +289,41 @@ def test_text_signals_and_application_xids() -> None:
     assert line_signal(mce, catalogue) == NodeSignal(label="MCE", kind="mce")
     aer = "pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0"
     assert line_signal(aer, catalogue) == NodeSignal(label="PCIe AER", kind="pcie_aer")
+
+
+def test_has_this_happened_before_answers_from_the_history(
+    make_ctx: Callable[..., WorkerContext], redis_client: redis.Redis, log_root: Path, fake_slack: Any
+) -> None:
+    """The follow-up reads the incident history: the first job has no earlier incident, the third
+    names the two before it (same node first), and a recorded fix travels with its incident."""
+    from knowledge.answers import AnswerBook
+    from workers.nodehealth import earlier_of
+
+    scale(redis_client)
+    ctx = make_ctx()
+    run_jobs(ctx, redis_client, log_root, fake_slack, ["2001", "2002", "2003"], **GPU07)
+    book = IncidentBook(redis_client)
+    assert book.record_fix("2001", "reseated the GPU in slot 5") is not None
+    answers = AnswerBook(ctx.engine.entries)
+    keys = {job: JobRef(scheduler=Scheduler.files, cluster="ci", job_id=job).key for job in ("2001", "2003")}
+    third = store.Store(redis_client, result_ttl=3600).load_diagnosis(keys["2003"])
+    first = store.Store(redis_client, result_ttl=3600).load_diagnosis(keys["2001"])
+    assert third is not None and first is not None and third.entry is not None
+    history = list(book.all_incidents())
+
+    reply = answers.answer(
+        third, "has this happened before?", earlier_of(history, keys["2003"], third.entry.id)
+    )
+    assert reply.intent == "history" and reply.lead.startswith("Yes: 2 earlier")
+    assert [b.split("`")[1] for b in reply.bullets] == ["2002", "2001"]  # newest first, both on gpu-07
+    assert "reseated the GPU in slot 5" in reply.bullets[1]
+
+    only_later = [i for i in history if i.job_id == "2001"]
+    none = answers.answer(
+        first,
+        "have we seen this before?",
+        earlier_of(only_later, keys["2001"], first.entry.id if first.entry else None),
+    )
+    assert none.lead.startswith("No: the incident history has no earlier")
+    unread = answers.answer(first, "has this happened before?", None)
+    assert "could not be read" in unread.lead

@@ -66,7 +66,9 @@ HELP = (
     "• `/denpex diagnose <jobid> [--cluster X]` — diagnose a failed job; the answer comes in a thread here\n"
     "• `/denpex quota` — today's diagnoses left and your plan\n"
     "• `/denpex redeem <code>` — redeem an evaluation code (Scale plan: 50 a day, history, follow-ups)\n"
-    "• `/denpex history` — recent diagnoses in this channel (Scale plan)\n"
+    "• `/denpex history [node:X] [category:Y] [job:Z]` — earlier incidents, filtered (Scale plan)\n"
+    "• `/denpex nodes` — the nodes with incidents, worst first, and drain advice\n"
+    "• `/denpex solved <jobid> <what fixed it>` — record the fix with the incident (Scale plan)\n"
     "• In a diagnosis thread, ask things like _which rank failed first?_, _show rank 3's last lines_, "
     "_is this hardware?_, _how do I verify the fix?_ (Scale plan)"
 )
@@ -348,7 +350,26 @@ def activity_from_logs(ranks: str, what: str) -> str:
 
 
 NO_DUMPS = "No Flight Recorder dumps came with this job; from the logs, each rank's first failure line:"
-HISTORY_UNKNOWN = "I can't tell yet: history across jobs is not in this diagnosis."
+HISTORY_UNKNOWN = "I can't tell: the incident history could not be read."
+
+
+def history_none(title: str) -> str:
+    return f"No: the incident history has no earlier *{title}* in this workspace."
+
+
+def history_seen(title: str, n: int) -> str:
+    return (
+        f"Yes: {n} earlier *{title}* in the incident history, most relevant first "
+        "(same node, then same job name):"
+    )
+
+
+def history_item(job: str, at: float, node: str | None, permalink: str | None, fix: str | None) -> str:
+    when = datetime.fromtimestamp(at, UTC).strftime("%d %b %H:%M UTC")
+    where = f" on `{node}`" if node else ""
+    link = f" {permalink}" if permalink else ""  # escaped with the rest: a bare link Slack unfurls not
+    fixed = f" — fixed by: {fix}" if fix else ""
+    return f"job `{job}`{where}, {when}{link}{fixed}"
 
 
 def can_answer(examples: list[str]) -> str:

@@ -34,7 +34,7 @@ class DetailsButton:
     def __init__(self, deps: SlackDeps) -> None:
         self.deps = deps
         self.store = Store(deps.redis, result_ttl=deps.settings.result_ttl_seconds)
-        self.renderer = BlockKitRenderer(deps.entries)
+        self.renderer = BlockKitRenderer(deps.entries, public_url=deps.settings.public_url)
 
     async def handle(self, body: Mapping[str, Any], client: Any) -> None:
         action: Mapping[str, Any] = next(iter(body.get("actions") or []), {})

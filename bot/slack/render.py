@@ -174,9 +174,16 @@ def flight_recorder_rows(d: Diagnosis) -> list[str]:
 class BlockKitRenderer:
     """Renders failures for Slack; `entries` (knowledge id → Entry) supplies fix snippets."""
 
-    def __init__(self, entries: Mapping[str, Entry] | None = None, *, evidence_lines: int = EVIDENCE_LINES):
+    def __init__(
+        self,
+        entries: Mapping[str, Entry] | None = None,
+        *,
+        evidence_lines: int = EVIDENCE_LINES,
+        public_url: str | None = None,
+    ):
         self.entries = dict(entries or {})
         self.evidence_lines = evidence_lines
+        self.public_url = public_url  # DENPEX_PUBLIC_URL: entry names link to their /kb/ page
 
     # ------------------------------------------------------------------ root
     def root_message(
@@ -255,7 +262,7 @@ class BlockKitRenderer:
         s = d.stats
         parts = [f"confidence {round(d.confidence * 100)}%", f"category `{escape(d.category)}`"]
         if d.entry:  # a link to the entry's page when DENPEX_PUBLIC_URL is set (bot.web.links)
-            url = entry_url(None, d.entry.id)
+            url = entry_url(self.public_url, d.entry.id)
             parts.append(f"entry <{url}|{escape(d.entry.id)}>" if url else f"entry `{escape(d.entry.id)}`")
         if short:  # the rest is under Details
             return context(" · ".join(parts))

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import re
 from urllib.parse import quote
 
 from denpex.core.settings import Settings
 
-PUBLIC_URL_ENV = "DENPEX_PUBLIC_URL"
 _SAFE_BASE = re.compile(r"^https?://[^\s<>|\"]+$")
 
 
 def entry_url(settings_or_base: Settings | str | None, entry_id: str) -> str | None:
     """`<DENPEX_PUBLIC_URL>/kb/<id>`, or None when no public URL is configured (or it is unsafe).
 
-    `None` reads `DENPEX_PUBLIC_URL` from the environment: the Slack renderer is built in places that
-    hold no `Settings`, and the variable is the same one `Settings.public_url` validates. A base with
-    a space, `<`, `>` or `|` could break out of a Slack link, so it gives no link at all.
+    A base with a space, `<`, `>` or `|` could break out of a Slack link, so it gives no link at all.
     """
-    if isinstance(settings_or_base, Settings):
-        base = settings_or_base.public_url
-    elif settings_or_base is None:
-        base = os.environ.get(PUBLIC_URL_ENV)
-    else:
-        base = settings_or_base
+    base = settings_or_base.public_url if isinstance(settings_or_base, Settings) else settings_or_base
     if not base or not _SAFE_BASE.match(base):
         return None
     return f"{base.rstrip('/')}/kb/{quote(entry_id, safe='')}"

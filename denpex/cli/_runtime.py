@@ -71,11 +71,12 @@ def _secret(value: SecretStr | None) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
-def make_renderer(entries: Mapping[str, Entry] | None = None) -> Renderer:
-    """The Slack app's Block Kit renderer; `entries` (id → Entry) supplies fix snippets."""
+def make_renderer(entries: Mapping[str, Entry] | None = None, public_url: str | None = None) -> Renderer:
+    """The Slack app's Block Kit renderer; `entries` (id → Entry) supplies fix snippets, `public_url`
+    (DENPEX_PUBLIC_URL) the entry pages the threads link to."""
     from bot.slack.render import BlockKitRenderer
 
-    return BlockKitRenderer(entries=entries)
+    return BlockKitRenderer(entries=entries, public_url=public_url)
 
 
 def redis_client(settings: Settings, *, worker: bool = False) -> redis.Redis:
@@ -128,7 +129,7 @@ def build_worker_context(
         settings=settings,
         redis=client,
         masker=masker,
-        renderer=make_renderer(engine.entries),
+        renderer=make_renderer(engine.entries, settings.public_url),
         collectors=CollectorRegistry(settings, collectors),
         quota=make_quota(client) if (post and quota) else AlwaysAllow(),
         slack=slack,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.server import build_deps, create_app
@@ -28,16 +27,12 @@ async def test_create_app_serves_the_pages(redis_url: str, masker: TextMasker) -
         assert (await client.get("/healthz")).status == 200
 
 
-def test_thread_footer_links_the_entry_when_a_public_url_is_set(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_thread_footer_links_the_entry_when_a_public_url_is_set(engine: Engine) -> None:
     diag = engine.diagnose([LogSource(name=p.name, path=p) for p in sorted(LOGS.iterdir())])
     assert diag.entry is not None
     job = JobRef(scheduler=Scheduler.slurm, cluster="demo", job_id="1")
-    renderer = BlockKitRenderer(engine.entries)
-    monkeypatch.delenv("DENPEX_PUBLIC_URL", raising=False)
-    plain = json.dumps([m.blocks for m in renderer.thread_messages(job, diag)])
+    plain = json.dumps([m.blocks for m in BlockKitRenderer(engine.entries).thread_messages(job, diag)])
     assert f"entry `{diag.entry.id}`" in plain and "/kb/" not in plain
-    monkeypatch.setenv("DENPEX_PUBLIC_URL", "https://denpex.example.com")
+    renderer = BlockKitRenderer(engine.entries, public_url="https://denpex.example.com")
     linked = json.dumps([m.blocks for m in renderer.thread_messages(job, diag)])
     assert f"entry <https://denpex.example.com/kb/{diag.entry.id}|{diag.entry.id}>" in linked

@@ -214,8 +214,9 @@ class Hooks:
 
 async def healthz(request: web.Request) -> web.Response:
     deps = request.app[DEPS]
-    try:
-        await asyncio.wait_for((deps.health or deps.aredis).ping(), timeout=1.0)
+    try:  # one PING on its own pool (1 s socket timeout, no retries); no task per probe
+        async with asyncio.timeout(1.0):
+            await (deps.health or deps.aredis).ping()
     except (redis.RedisError, OSError, TimeoutError) as exc:
         problem = type(exc).__name__ if not str(exc) else str(exc)[:200]
         return web.json_response({"status": "unavailable", "problem": texts.redis_down(problem)}, status=503)

@@ -58,8 +58,9 @@ async def read_raw_body(request: web.Request, max_bytes: int, deadline: float | 
     """The whole body of any content type, under the same deadline (408) and size cap (413)."""
     if request.content_length is not None and request.content_length > max_bytes:
         raise HookError(413, "too_large", texts.too_large(max_bytes))
-    try:
-        body = await asyncio.wait_for(request.read(), deadline)
+    try:  # asyncio.timeout, not wait_for: no extra task per request (storms are thousands of them)
+        async with asyncio.timeout(deadline):
+            body = await request.read()
     except web.HTTPRequestEntityTooLarge:
         raise HookError(413, "too_large", texts.too_large(max_bytes)) from None
     except TimeoutError:

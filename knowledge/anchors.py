@@ -14,6 +14,9 @@ that both Python `re` and Hyperscan accept.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 _ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_STAMP = (
     r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
@@ -28,40 +31,10 @@ LINE_PREFIX = f"(?:{_ANSI}|{_ISO_STAMP})*"
 LINE_SUFFIX = f"(?:{_ANSI}|[ \\t\\r])*"
 
 
-def tolerant(pattern: str) -> str:
-    """`pattern` with every line anchor widened to accept delivered prefixes and suffixes."""
-    out: list[str] = []
-    in_class = False
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]" or (bool(out) and out[-1] in ("[", "[^"))
-            out.append(ch)
-        elif ch == "[":
-            in_class = True
-            if pattern.startswith("[^", i):
-                out.append("[^")
-                i += 2
-                continue
-            out.append(ch)
-        elif ch == "^":
-            out.append("^" + LINE_PREFIX)
-        elif ch == "$":
-            out.append(LINE_SUFFIX + "$")
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _top_level_branches(pattern: str) -> list[str]:
-    """`a|b|c` → [a, b, c] for `|` outside every group and class; [pattern] when there is none."""
-    out, depth, class_at, last, i = [], 0, -1, 0, 0
+def _syntax(pattern: str) -> Iterator[tuple[int, str]]:
+    """(index, character) of every character of `pattern` that is regex syntax: not escaped, not
+    inside a `[...]` class (where a `]` first, or right after `^`, is a literal)."""
+    class_at, i = -1, 0
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\":
@@ -73,22 +46,40 @@ def _top_level_branches(pattern: str) -> list[str]:
                 class_at = -1
         elif ch == "[":
             class_at = i
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
+        else:
+            yield i, ch
+        i += 1
+
+
+def tolerant(pattern: str) -> str:
+    """`pattern` with every line anchor widened to accept delivered prefixes and suffixes."""
+    widen = {"^": "^" + LINE_PREFIX, "$": LINE_SUFFIX + "$"}
+    out, last = [], 0
+    for i, ch in _syntax(pattern):
+        if ch in widen:
+            out += [pattern[last:i], widen[ch]]
+            last = i + 1
+    return "".join([*out, pattern[last:]])
+
+
+def _top_level_branches(pattern: str) -> list[str]:
+    """`a|b|c` → [a, b, c] for `|` outside every group and class; [pattern] when there is none."""
+    out, depth, last = [], 0, 0
+    for i, ch in _syntax(pattern):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "|" and depth == 0:
             out.append(pattern[last:i])
             last = i + 1
-        i += 1
     return [*out, pattern[last:]] if out else [pattern]
 
 
 def scan_forms(pattern: str) -> list[str]:
     """The expressions Hyperscan compiles for `pattern`: its top-level branches, each with its first
     long alternation split (`split_alternation`); their union is `pattern`."""
+    if re.search(r"\(\?(?!:)", pattern):  # inline flags (`(?i)a|b`) reach across branches: as is
+        return split_alternation(pattern)
     branches = _top_level_branches(pattern)
-    if any(b.startswith("?") or b == "" for b in branches):  # inline flags or an empty branch: as is
+    if "" in branches:  # an empty branch matches everywhere: leave the pattern whole
         return [pattern]
     return [form for b in branches for form in split_alternation(b)]
 
@@ -102,21 +93,10 @@ def split_alternation(pattern: str, most: int = 32) -> list[str]:
     hides them (one such pattern ran at 0.7 GB/s, its 13 branches as 13 patterns at 4 GB/s). The
     union matches exactly the same lines, so the engine compiles the branches under one id.
     """
-    depth, class_at, start, body = 0, -1, -1, 0
+    depth, start, body = 0, -1, 0
     branches: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if class_at >= 0:  # inside [...]: a `]` first (or right after `^`) is a literal
-            first = class_at + (2 if pattern.startswith("[^", class_at) else 1)
-            if ch == "]" and i > first:
-                class_at = -1
-        elif ch == "[":
-            class_at = i
-        elif ch == "(":
+    for i, ch in _syntax(pattern):
+        if ch == "(":
             depth += 1
             if depth == 1:
                 plain = not pattern.startswith("?", i + 1) or pattern.startswith("?:", i + 1)
@@ -131,9 +111,7 @@ def split_alternation(pattern: str, most: int = 32) -> list[str]:
                 branches.append(pattern[body:i])
                 quantified = pattern[i + 1 : i + 2] in ("*", "+", "?", "{")
                 if 3 <= len(branches) <= most and not quantified:
-                    head, tail = pattern[:start], pattern[i + 1 :]
-                    return [f"{head}(?:{b}){tail}" for b in branches]
+                    return [f"{pattern[:start]}(?:{b}){pattern[i + 1 :]}" for b in branches]
                 start = -1
             depth -= 1
-        i += 1
     return [pattern]

@@ -40,39 +40,40 @@ KILL_SIGNATURES = frozenset(
 )  # fmt: skip
 
 
-def round_step_save(source: int, numbered: list[tuple[int, str]], line: int) -> PhaseFact | None:
-    """The `checkpoint_save` phase inferred from the last progress bar just above `line` (or glued to
-    its start), when it stopped on a round step short of the end; None otherwise."""
+def _last_bar(numbered: list[tuple[int, str]], line: int, window: int) -> tuple[int, str, int, int] | None:
+    """(line, text, done, total) of the last progress bar at most `window` lines above `line`."""
     for number, text in reversed(numbered):
         if number > line:
             continue
-        if number < line - WINDOW:
+        if number < line - window:
             return None
         bars = list(_BAR.finditer(text))
-        if not bars:
-            continue
-        done, total = int(bars[-1].group(1)), int(bars[-1].group(2))
-        if done >= ROUND and done % ROUND == 0 and done < total:
-            return PhaseFact("checkpoint_save", source, number, text, MARKER)
+        if bars:
+            return number, text, int(bars[-1].group(1)), int(bars[-1].group(2))
+    return None
+
+
+def round_step_save(source: int, numbered: list[tuple[int, str]], line: int) -> PhaseFact | None:
+    """The `checkpoint_save` phase inferred from the last progress bar just above `line` (or glued to
+    its start), when it stopped on a round step short of the end; None otherwise."""
+    bar = _last_bar(numbered, line, WINDOW)
+    if bar is None:
         return None
+    number, text, done, total = bar
+    if done >= ROUND and done % ROUND == 0 and done < total:
+        return PhaseFact("checkpoint_save", source, number, text, MARKER)
     return None
 
 
 def epoch_end_save(source: int, numbered: list[tuple[int, str]], line: int) -> PhaseFact | None:
     """The `checkpoint_save` phase inferred from the last progress bar above `line` having reached its
     total (an epoch's end); None when the last bar is still running or none is near."""
-    for number, text in reversed(numbered):
-        if number > line:
-            continue
-        if number < line - EPOCH_WINDOW:
-            return None
-        bars = list(_BAR.finditer(text))
-        if not bars:
-            continue
-        done, total = int(bars[-1].group(1)), int(bars[-1].group(2))
-        if total >= 2 and done == total:
-            return PhaseFact("checkpoint_save", source, number, text, MARKER)
+    bar = _last_bar(numbered, line, EPOCH_WINDOW)
+    if bar is None:
         return None
+    number, text, done, total = bar
+    if total >= 2 and done == total:
+        return PhaseFact("checkpoint_save", source, number, text, MARKER)
     return None
 
 

@@ -33,6 +33,7 @@ for _var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROX
     os.environ.pop(_var, None)
 
 import aiohttp  # noqa: E402
+import psutil  # noqa: E402
 
 from integrations.signing import sign  # noqa: E402
 from tests.faults.storm import percentile  # noqa: E402
@@ -142,6 +143,12 @@ async def attack(url: str, port: int, attackers: int, seconds: float) -> tuple[C
     return cuts, webhooks
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of one process (its threads included), to price a report in CPU time."""
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
+
+
 def row(name: str, ms: list[float], extra: str) -> str:
     p50, p95, p99 = (percentile(ms, q) for q in (0.5, 0.95, 0.99))
     return f"| {name} | {len(ms)} | {p50:.1f} | {p95:.1f} | {p99:.1f} | {max(ms):.1f} | {extra} |"
@@ -180,9 +187,13 @@ async def main(args: argparse.Namespace) -> None:
     fresh = not args.keep_alive
     try:
         quiet_ms, quiet_health, _ = await probe_while(server.url, asyncio.sleep(3), fresh)
+        assert server.proc is not None and redis_server.proc is not None
+        before = cpu_seconds(server.proc.pid), cpu_seconds(redis_server.proc.pid)
         storm_ms, storm_health, storm = await probe_while(
             server.url, run_load(args, "storm", server.url), fresh
         )
+        procs = (server.proc, redis_server.proc)
+        storm_cpu = [cpu_seconds(p.pid) - b for p, b in zip(procs, before, strict=True)]
         siege = run_load(args, "attack", server.url)
         attack_ms, attack_health, siege_result = await probe_while(server.url, siege, fresh)
         alive = server.alive()
@@ -195,6 +206,11 @@ async def main(args: argparse.Namespace) -> None:
     print(row(f"{args.reports} duplicate reports", storm_ms, f"{storm}; /healthz {dict(storm_health)}"))
     name = f"{args.attackers} slow-body + {args.attackers} slow-header, {args.seconds:g} s"
     print(row(name, attack_ms, f"{siege_result}; /healthz {dict(attack_health)}"))
+    per_report = [1000 * c / max(args.reports, 1) for c in storm_cpu]
+    print(
+        f"CPU during the storm (probes included): server {storm_cpu[0]:.2f} s ({per_report[0]:.2f} ms a"
+        f" report), redis-server {storm_cpu[1]:.2f} s ({per_report[1]:.2f} ms a report)"
+    )
     print(
         f"server alive at the end: {alive}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )

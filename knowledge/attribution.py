@@ -343,12 +343,17 @@ def _desynced(job: Job) -> set[int]:
     return set()
 
 
+#: the shortest line without a pattern hit that still counts as log text
+MIN_TEXT_LINE = 8
+
+
 def _has_text(job: Job) -> bool:
     """Did any source hold readable lines? (0-byte files, core dumps and checkpoints hold none.)"""
     for scan in job.scans:
         for _, text in scan.numbered_tail:
             readable = sum((ch.isprintable() and ch != "\ufffd") or ch == "\t" for ch in text)
-            if text.strip() and readable >= 0.9 * len(text):
+            # a few printable bytes between control characters of a binary file are not a log line
+            if len(text.strip()) >= MIN_TEXT_LINE and readable >= 0.9 * len(text):
                 return True
         if scan.hits:
             return True

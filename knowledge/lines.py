@@ -84,7 +84,8 @@ BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*(\d{1,5})\)
 #: what a delivering tool puts before the line the job printed: ANSI colours, an RFC 3339 timestamp
 #: (`kubectl logs --timestamps`, log exports) — see knowledge/anchors.py for the same idea in patterns
 _DELIVERY = re.compile(
-    r"^(?:\x1b\[[0-9;?]*[A-Za-z]|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})? )+"
+    r"^(?:\x1b\[[0-9;?]*[A-Za-z]"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})? )+"
 )
 
 
@@ -261,7 +262,8 @@ def parse_step(text: str) -> int | None:
 #: torchrun's agent; some builds word it "failed (exitcode: -9) for binary located at … with local_rank: 0
 #: (process ID: 71)" (seen in the field, e.g. Alibaba PAI images)
 _AGENT_FAILED = re.compile(
-    r"failed \(exitcode: -?\d+\) (?:for binary located at .{0,300}? with )?local_rank: (\d{1,5}) \((?:pid|process ID)"
+    r"failed \(exitcode: -?\d+\) (?:for binary located at .{0,300}? with )?"
+    r"local_rank: (\d{1,5}) \((?:pid|process ID)"
 )
 
 

@@ -44,6 +44,7 @@ from denpex.core.plans import Plan, RedemptionStatus
 from denpex.core.settings import Settings
 from denpex.core.texts import slack as texts
 from workers.ports import QuotaDecision
+from workers.redisconn import wait_for_replica
 from workers.store import as_str
 
 __all__ = [
@@ -258,6 +259,11 @@ class Quota:
         self._release = client.register_script(_RELEASE)
         self._redeem = client.register_script(_REDEEM)
 
+    def _replicated(self) -> None:
+        """Sentinel: the script's writes reach the replica (`WAIT`, as admission and the post journal)
+        before the caller acts on them, or a failover could undo a unit or a redemption."""
+        wait_for_replica(self.r)
+
     # ------------------------------------------------------------------ keys
     @staticmethod
     def plan_key(team_id: str) -> str:
@@ -296,7 +302,9 @@ class Quota:
         now = self.clock()
         day = _day(now)
         keys = [self.plan_key(team_id), self.used_key(team_id, day), self.held_key(team_id, day)]
-        return self._decision(*self._consume(keys=keys, args=[self.free_daily, now, 2 * _DAY]))
+        decision = self._decision(*self._consume(keys=keys, args=[self.free_daily, now, 2 * _DAY]))
+        self._replicated()
+        return decision
 
     def reserve(self, team_id: str, reservation: str, *, ttl: int = RESERVE_TTL) -> QuotaDecision:
         """Hold one unit for `reservation` before any work; the same id never holds two units."""
@@ -310,7 +318,9 @@ class Quota:
         ]
         key_ttl = max(2 * _DAY, int(ttl) + _DAY)
         args: list[str | int | float] = [self.free_daily, now, key_ttl, int(ttl), reservation, team_id, day]
-        return self._decision(*self._reserve(keys=keys, args=args))
+        decision = self._decision(*self._reserve(keys=keys, args=args))
+        self._replicated()
+        return decision
 
     def _held(self, reservation: str) -> tuple[str, str] | None:
         team, day = self.r.hmget(self.reservation_key(reservation), "team", "day")
@@ -322,7 +332,9 @@ class Quota:
         if held is None:
             return False
         keys = [self.reservation_key(reservation), self.held_key(*held), self.used_key(*held)]
-        return bool(self._commit(keys=keys, args=[reservation, 2 * _DAY]))
+        committed = bool(self._commit(keys=keys, args=[reservation, 2 * _DAY]))
+        self._replicated()
+        return committed
 
     def release(self, reservation: str) -> bool:
         """Nothing was posted: the held unit comes back. Idempotent; a committed unit stays used."""
@@ -330,7 +342,9 @@ class Quota:
         if held is None:
             return False
         keys = [self.reservation_key(reservation), self.held_key(*held)]
-        return bool(self._release(keys=keys, args=[reservation]))
+        released = bool(self._release(keys=keys, args=[reservation]))
+        self._replicated()
+        return released
 
     def status(self, team_id: str) -> PlanStatus:
         now = self.clock()
@@ -388,6 +402,7 @@ class Quota:
         args: list[str | int] = [team_id, now, digest[:12], 1 if well_formed else 0, limits.user_attempts]
         args += [limits.user_window, limits.team_attempts, limits.team_window, uuid.uuid4().hex]
         status, expires, limit = self._redeem(keys=keys, args=args)
+        self._replicated()  # a redemption, or a counted wrong attempt
         if as_str(status) == "limited":
             return Throttled(float(expires) - now)
         outcome = RedemptionStatus(as_str(status))

@@ -30,7 +30,6 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.server import build_deps, create_app
 from knowledge.masking import Masker
 from tests.faults.support import posted_threads
-from workers.quota import Quota
 from tests.pipeline.conftest import (
     WorkerProcs,
     install_demo_job,
@@ -41,6 +40,7 @@ from tests.pipeline.conftest import (
     worker_env,
 )
 from tests.pipeline.test_redis_restart import PersistentRedis
+from workers.quota import Quota
 
 pytestmark = pytest.mark.timeout(60)
 BURST = 50

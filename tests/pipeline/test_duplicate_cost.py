@@ -120,6 +120,7 @@ async def test_healthz_is_one_ping_with_a_short_timeout(
     resp = await client.get("/healthz")
     assert resp.status == 200
     assert sent_by_clients(capture.commands()) == ["PING"]
-    health = client.server.app[DEPS].health
+    assert client.app is not None
+    health = client.app[DEPS].health
     assert health is not None
     assert health.connection_pool.connection_kwargs["socket_timeout"] <= 1

@@ -60,8 +60,26 @@ app.kubernetes.io/component: {{ index . 1 }}
   value: {{ .Values.cluster | quote }}
 - name: DENPEX_LOG_LEVEL
   value: {{ .Values.logLevel | quote }}
+{{- if .Values.redis.sentinels }}
+- name: DENPEX_REDIS_SENTINELS
+  value: {{ join "," .Values.redis.sentinels | quote }}
+- name: DENPEX_REDIS_SENTINEL_MASTER
+  value: {{ .Values.redis.sentinelMaster | default "mymaster" | quote }}
+{{- with .Values.redis.sentinelPassword.existingSecret }}
+- name: DENPEX_REDIS_SENTINEL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $.Values.redis.sentinelPassword.key | default "sentinel-password" }}
+{{- end }}
+{{- with .Values.redis.url }}
+- name: REDIS_URL
+  value: {{ . | quote }}
+{{- end }}
+{{- else }}
 - name: REDIS_URL
   value: {{ include "denpex.redisUrl" . | quote }}
+{{- end }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}

@@ -117,6 +117,7 @@ def test_mutated_entries_raise_entry_error(tmp: Path, case: tuple[str, str]) -> 
     load(tmp, *case)
 
 
+@settings(max_examples=30)  # each example validates and compiles a whole entry
 @given(st.sampled_from(REAL), st.lists(st.tuples(st.integers(0, 10**6), st.binary(max_size=4)), max_size=4))
 def test_damaged_files_raise_entry_error(tmp: Path, path: Path, edits: list[tuple[int, bytes]]) -> None:
     data = bytearray(path.read_bytes())

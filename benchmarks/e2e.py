@@ -9,12 +9,16 @@ folder per failure under DENPEX_LOG_ROOT; failures arrive through signed `POST /
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +32,22 @@ from tests.faults.storm import duplicate_storm, percentile
 from tests.faults.support import ServeProc, clean_env
 from tests.pipeline.conftest import SECRET, VENV_BIN
 from tests.support.redis_server import RedisServer
+from workers.queueing import rq_job_id
 
 
 class Stack:
     """redis-server + fake Slack + `denpex serve` + `denpex worker -n N`, started and stopped together."""
 
-    def __init__(self, workdir: Path, processes: int) -> None:
+    def __init__(self, workdir: Path, processes: int, env: dict[str, str] | None = None) -> None:
         self.workdir, self.processes = workdir, processes
+        self.env = {"DENPEX_NODE_GRACE_SECONDS": "0", **(env or {})}  # no node epilogs in a benchmark
         self.log_root = workdir / "logs"
         self.log_root.mkdir(parents=True, exist_ok=True)
         self.redis = RedisServer()
         self.slack = FakeSlack()
         self.serve: ServeProc | None = None
         self.worker: subprocess.Popen[bytes] | None = None
+        self.worker_env: dict[str, str] = {}
 
     def __enter__(self) -> Stack:
         self.redis.start()
@@ -51,18 +58,32 @@ class Stack:
             "SLACK_BOT_TOKEN": self.slack.bot_token,
             "DENPEX_CHANNEL": "C0ALERTS",
         }
-        self.serve = ServeProc(self.redis.url, self.log_root, self.workdir / "serve.log")
+        self.serve = ServeProc(self.redis.url, self.log_root, self.workdir / "serve.log", **self.env)
         self.serve.start()
-        env = clean_env(
-            REDIS_URL=self.redis.url, DENPEX_LOG_ROOT=str(self.log_root), DENPEX_LOG_LEVEL="WARNING", **slack
+        self.worker_env = clean_env(
+            REDIS_URL=self.redis.url,
+            DENPEX_LOG_ROOT=str(self.log_root),
+            DENPEX_LOG_LEVEL="WARNING",
+            **slack,
+            **self.env,
         )
         out = (self.workdir / "worker.log").open("wb")
         argv = [str(VENV_BIN / "denpex"), "worker", "--processes", str(self.processes)]
         self.worker = subprocess.Popen(
-            argv, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            argv, env=self.worker_env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
         self._wait_workers()
         return self
+
+    def stop_workers(self) -> None:
+        """Stop `denpex worker` (the rest keeps running): jobs sent now stay queued."""
+        if self.worker is not None and self.worker.poll() is None:
+            os.killpg(self.worker.pid, signal.SIGTERM)
+            try:
+                self.worker.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.worker.pid, signal.SIGKILL)
+                self.worker.wait(5)
 
     def _unlimited_plan(self) -> None:
         """Redeem an evaluation code with a high daily limit: the free plan's 3 a day would cut the run."""
@@ -87,16 +108,12 @@ class Stack:
         r.close()
 
     def __exit__(self, *exc: object) -> None:
-        if self.worker is not None and self.worker.poll() is None:
-            os.killpg(self.worker.pid, signal.SIGTERM)
-            try:
-                self.worker.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.worker.pid, signal.SIGKILL)
+        self.stop_workers()
         if self.serve is not None:
             self.serve.stop()
         self.slack.stop()
         self.redis.stop()
+        shutil.rmtree(self.redis.dir, ignore_errors=True)  # RedisServer leaves its temp folder
 
 
 def _key(params: dict[str, Any]) -> Any:
@@ -114,45 +131,88 @@ def _posted_at(slack: FakeSlack, key: str) -> tuple[float, float] | None:
     return (root.at, max(thread)) if thread else None
 
 
-async def _send(session: aiohttp.ClientSession, url: str, job_id: str) -> float:
-    body = (f'{{"cluster": "bench", "job_id": "{job_id}", "state": "FAILED", "exit_code": "1:0"}}').encode()
+@dataclass(frozen=True)
+class Hook:
+    """One failure report: the signed POST (path, JSON body) and the job key its Slack thread carries."""
+
+    key: str
+    path: str
+    body: bytes
+
+
+def files_hook(job_id: str, cluster: str = "bench") -> Hook:
+    body = json.dumps({"cluster": cluster, "job_id": job_id, "state": "FAILED", "exit_code": "1:0"})
+    return Hook(f"files:{cluster}:{job_id}", "/hooks/job", body.encode())
+
+
+async def send(session: aiohttp.ClientSession, url: str, hook: Hook) -> float:
     sent = time.time()
-    headers = {"Content-Type": "application/json", **sign(SECRET, body, path="/hooks/job")}
-    async with session.post(url + "/hooks/job", data=body, headers=headers) as resp:
+    headers = {"Content-Type": "application/json", **sign(SECRET, hook.body, path=hook.path)}
+    async with session.post(url + hook.path, data=hook.body, headers=headers) as resp:
         if resp.status != 202:
             raise RuntimeError(f"webhook answered {resp.status}: {await resp.text()}")
     return sent
 
 
-async def _drive(stack: Stack, n: int, interval: float, warmup: int, done_wait: float) -> dict[str, Any]:
+async def drive(
+    stack: Stack, hooks: list[Hook], interval: float | None, warmup: list[Hook], done_wait: float
+) -> dict[str, Any]:
+    """Send the warm-up hooks and wait for their threads (not counted), then `hooks` one every
+    `interval` s (None: each once the previous one's thread is posted); every latency
+    is from the POST to the fake Slack's record of the post."""
     assert stack.serve is not None
     sent: dict[str, float] = {}
     async with aiohttp.ClientSession() as session:
-        for i in range(warmup):  # fork, import and page-cache warm-up; not counted
-            await _send(session, stack.serve.url, f"warm{i}")
-        await _wait_all(stack.slack, [f"files:bench:warm{i}" for i in range(warmup)], done_wait)
-        for i in range(n):
-            sent[f"files:bench:j{i}"] = await _send(session, stack.serve.url, f"j{i}")
-            await asyncio.sleep(interval)
+        for hook in warmup:  # fork, import and page-cache warm-up; not counted
+            await send(session, stack.serve.url, hook)
+        await _wait_all(stack.slack, [h.key for h in warmup], done_wait)
+        for hook in hooks:
+            sent[hook.key] = await send(session, stack.serve.url, hook)
+            if interval is None:
+                await _wait_all(stack.slack, [hook.key], done_wait)
+            else:
+                await asyncio.sleep(interval)
     done = await _wait_all(stack.slack, list(sent), done_wait)
     root = [done[k][0] - sent[k] for k in sent]
     full = [done[k][1] - sent[k] for k in sent]
+    engine = _engine_seconds(stack.redis.url, list(sent))
+    started = _started_at(stack.redis.url, list(sent))
+    queued = [started[k] - sent[k] for k in sent]
+    work = [done[k][0] - started[k] for k in sent]
     return {
-        "n": n,
+        "n": len(hooks),
         "interval": interval,
         "root": _stats(root),
         "thread": _stats(full),
-        "engine": _stats(_engine_seconds(stack.redis.url, list(sent))),
+        "engine": _stats(engine),
+        # where the time goes: waiting for a worker, then the job until its root post
+        "queued": _stats(queued),
+        "work": _stats(work),
+        "other": _stats([w - e for w, e in zip(work, engine, strict=True)]),
     }
 
 
 def _engine_seconds(url: str, keys: list[str]) -> list[float]:
     """`Engine.diagnose` wall seconds per job, as the diagnosis recorded them (stats.seconds)."""
-    import json
-
     r = redis.Redis.from_url(url)
     try:
         return [float(json.loads(r.get(f"denpex:diagnosis:{k}") or "{}")["stats"]["seconds"]) for k in keys]
+    finally:
+        r.close()
+
+
+def _started_at(url: str, keys: list[str]) -> dict[str, float]:
+    """When a worker took each job off the queue (the RQ job's `started_at`, epoch seconds)."""
+    from rq.job import Job
+
+    r = redis.Redis.from_url(url)
+    try:
+        out = {}
+        for k in keys:
+            at = Job.fetch(rq_job_id(k), connection=r).started_at
+            assert at is not None, k
+            out[k] = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
+        return out
     finally:
         r.close()
 
@@ -194,7 +254,9 @@ def pipeline_latency(
             link_copies(src.folder, stack.log_root / "bench" / f"warm{i}")
         for i in range(failures):
             link_copies(src.folder, stack.log_root / "bench" / f"j{i}")
-        result = asyncio.run(_drive(stack, failures, interval, warmup=2, done_wait=120 + failures * 5))
+        hooks = [files_hook(f"j{i}") for i in range(failures)]
+        warm = [files_hook(f"warm{i}") for i in range(2)]
+        result = asyncio.run(drive(stack, hooks, interval, warm, done_wait=600 + failures * 20))
     result.update(
         {
             "ranks": ranks,

@@ -29,6 +29,11 @@ def _xid_lines(c: Ctx) -> list[EvidenceLine]:
     return lines
 
 
+def xid_lines(c: Ctx) -> list[EvidenceLine]:
+    """The Xid lines of this job (its evidence, then every node's kernel log)."""
+    return _xid_lines(c)
+
+
 def hardware(c: Ctx, m: Match) -> Reply | None:
     v, faq = c.view, c.entry.faq.hardware_or_software if c.entry else ""
     xids = _xid_lines(c)

@@ -1,4 +1,4 @@
-"""Answers about what happened in this job: which rank, why, when, how many, doing what, how much.
+"""Answers about what happened in this job: which rank, why, when, how many, doing what.
 
 Each handler leads with this job's facts (`JobView`) and quotes the lines that show them; a handler
 returns None when the facts cannot answer its question, so the next intent (or the help) answers.
@@ -7,12 +7,11 @@ returns None when the facts cannot answer its question, so the next intent (or t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import evidence_numbers as num
-from knowledge.answer_types import Ctx, Reply, at, duration, gib, ref, reply, where
+from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import JobView, RankView, rank_numbers, seconds_between
@@ -138,6 +137,8 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
         why = r.why or (f"it failed {_later(gap)} than rank {ini.rank}" if ini is not None else "")
         if ini is not None and gap is not None and gap > 0 and "waited" in why:
             why += f", which had failed {duration(gap)} earlier"
+        if ini is not None and f"rank {ini.rank}" not in why:
+            why = _victim(why, ini, gap, t.category_words(ini.category or v.category))
         lead = (
             t.rank_collateral(r.rank, t.category_words(r.category), at(r.first_time), why)
             + wait_text(v, r)
@@ -147,6 +148,14 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
     if r.role == "missing":
         return reply("rank_why", t.rank_missing(r.rank), known=False)
     return reply("rank_why", t.rank_healthy(r.rank, _step(r)), [r.last_step_line] if r.last_step_line else [])
+
+
+def _victim(why: str, ini: RankView, gap: float | None, what: str) -> str:
+    """A collateral rank's reason naming whose failure took it down: rank N's, when, how much earlier."""
+    whose = tf.victim_of(ini.rank, what, at(ini.first_time), duration(gap) if gap else "")
+    if "a victim" in why:
+        return why.replace("a victim", whose, 1)
+    return f"{why}; likely {whose}" if why else f"likely {whose}"
 
 
 def wait_text(v: JobView, r: RankView) -> str:
@@ -170,8 +179,27 @@ def _exit(v: JobView, r: RankView) -> str:
     return t.exit_with([x for x in (code, e[0].signal or "") if x])
 
 
+def _compare(c: Ctx, m: Match) -> Reply | None:
+    """Two named ranks' first failures, the earlier first ("did rank 5 die before or after rank 0?")."""
+    pair = [c.view.ranks.get(x) for x in m.ranks[:2]]
+    a, b = pair
+    if a is None or b is None or not a.first_time or not b.first_time:
+        return None
+    gap = seconds_between(a.first_time, b.first_time)
+    if gap is None:
+        return None
+    first, second = (a, b) if gap >= 0 else (b, a)
+    lead = tf.compare_times(
+        first.rank, at(first.first_time), second.rank, at(second.first_time), duration(gap) if gap else ""
+    )
+    lines = [x.first_line for x in (first, second) if x.first_line is not None]
+    return reply("when", lead, lines)
+
+
 def when(c: Ctx, m: Match) -> Reply | None:
     v = c.view
+    if len(m.ranks) >= 2 and (compared := _compare(c, m)) is not None:
+        return compared
     r = _target(c, m)
     if r is not None and m.rank is not None and r.role != "initiating":
         if not r.first_time:
@@ -259,57 +287,6 @@ def phase(c: Ctx, m: Match) -> Reply | None:
     return reply("phase", lead, lines[:3])
 
 
-def memory(c: Ctx, m: Match) -> Reply | None:
-    """The figures of the memory error (this rank's, else the initiating rank's) and what they imply."""
-    v = c.view
-    r = _target(c, m) or v.initiating
-    nums = rank_numbers(v, r) if r is not None else v.numbers
-    if nums.oom is None and nums.kill is None and nums.host is None:
-        nums, r = v.numbers, v.initiating
-    who = f"Rank {r.rank}" if r is not None else "The failing rank"
-    shown = _shown(v, r)
-    if nums.oom is not None:
-        return reply("memory", _oom_lead(who, nums.oom[0]), shown(nums.oom[1]))
-    if nums.kill is not None:
-        k = nums.kill[0]
-        victim = f"rank {r.rank}'s process, " if r is not None else ""
-        rss = f" with {gib(k.anon_rss_gib)} resident (anon-rss)" if k.anon_rss_gib is not None else ""
-        lead = t.oom_kill_figures(victim, k.pid, k.process, rss, r.node if r is not None else None)
-        return reply("memory", lead, shown(nums.kill[1]))
-    if nums.host is not None:
-        lead = t.host_alloc_figures(who, _doing(r) if r else "", _size(nums.host[0]))
-        return reply("memory", lead, shown(nums.host[1]))
-    if v.category in ("host_oom", "cpu_oom_checkpoint"):
-        return reply("memory", t.host_oom_line(who, _doing(r) if r else ""), v.evidence[:2])
-    return reply("memory", t.no_memory_figures(t.category_words(v.category)), v.key_line())
-
-
-def _oom_lead(who: str, o: num.CudaOom) -> str:
-    gpu = f"GPU {o.gpu}" if o.gpu is not None else "its GPU"
-    total = f" ({gib(o.total_gib)} total)" if o.total_gib is not None else ""
-    lead = t.oom_figures(who, gib(o.asked_gib), gib(o.free_gib), gpu, total, gib(o.short_gib))
-    if o.reserved_unallocated_gib is not None and o.short_gib is not None:
-        covers = o.reserved_unallocated_gib >= o.short_gib
-        lead += " " + t.oom_reserved(gib(o.by_torch_gib), gib(o.reserved_unallocated_gib), covers)
-    return lead
-
-
-def _shown(v: JobView, r: RankView | None) -> Callable[[int], list[EvidenceLine]]:
-    """The line a figure came from: an evidence line (initiating rank) or the rank's first line."""
-
-    def line(index: int) -> list[EvidenceLine]:
-        if r is None or r.role == "initiating":
-            found = v.evidence_line(index)
-            return [found] if found is not None else []
-        return [r.first_line] if r.first_line is not None else []
-
-    return line
-
-
-def _size(value: float) -> str:
-    return gib(value) if value >= 1 else f"{value * 1024:.0f} MiB"
-
-
 def show_lines(c: Ctx, m: Match) -> Reply | None:
     v = c.view
     if m.rank is not None and m.rank not in v.ranks:
@@ -370,9 +347,7 @@ def node(c: Ctx, m: Match) -> Reply | None:
 
 
 __all__ = [
-    "memory",
     "node",
-    "num",
     "phase",
     "rank_why",
     "ranks_count",

@@ -42,6 +42,8 @@ class Ctx:
     xids: Mapping[int, Xid]  # the Xid catalogue: what a code means, hardware or not
     #: earlier incidents of this failure mode from the history; None: no history was looked up
     past: Sequence[PastIncident] | None = None
+    #: what to turn on to see more, by category (`data/debug.toml`); empty: no such answer
+    debug: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 def reply(

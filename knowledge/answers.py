@@ -14,14 +14,16 @@ else. The intent index and the glossary are built once (`AnswerBook`), not once 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
-from denpex.core.models import Diagnosis, PastIncident
+from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
+from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_advice, answer_facts
+from knowledge import answer_advice, answer_code, answer_complaint, answer_facts, answer_overview
 from knowledge.answer_types import Ctx, Reply
 from knowledge.facts import load_catalogue
 from knowledge.glossary import Term, load_glossary
-from knowledge.intents import CUE_WEIGHT, MIN_SCORE, IntentMatcher, Match
+from knowledge.intents import CUE_WEIGHT, DECISIVE_WEIGHT, MIN_SCORE, IntentMatcher, Match, asks
 from knowledge.jobfacts_answers import build
 from knowledge.schema import Entry, Xid
 
@@ -30,25 +32,33 @@ __all__ = ["AnswerBook", "Answerer", "Reply"]
 
 Handler = Callable[[Ctx, Match], Reply | None]
 #: intents a question naming one of the job's nodes (and no rank) asks about that node
-NODE_FIRST = frozenset({"ranks_count", "which_rank", "show_lines"})
+NODE_FIRST = frozenset({"ranks_count", "which_rank", "show_lines", "summary"})
 HANDLERS: dict[str, Handler] = {
+    "summary": answer_overview.summary,
+    "others": answer_overview.others,
     "which_rank": answer_facts.which_rank,
-    "rank_why": answer_facts.rank_why,
+    "rank_why": answer_overview.rank_why,
     "when": answer_facts.when,
     "ranks_count": answer_facts.ranks_count,
-    "phase": answer_facts.phase,
-    "memory": answer_facts.memory,
-    "show_lines": answer_facts.show_lines,
+    "phase": answer_overview.phase,
+    "memory": answer_overview.memory,
+    "hang": answer_overview.hang,
+    "show_lines": answer_code.show_lines,
+    "code": answer_code.where_in_code,
+    "batch": answer_code.batch,
+    "debug": answer_overview.debug,
     "node": answer_facts.node,
-    "hardware": answer_advice.hardware,
-    "restart": answer_advice.restart,
-    "fix": answer_advice.fix,
+    "hardware": answer_overview.hardware,
+    "restart": answer_overview.restart,
+    "fix": answer_overview.fix,
     "verify": answer_advice.verify,
-    "alternatives": answer_advice.alternatives,
+    "alternatives": answer_overview.alternatives,
     "explain": answer_advice.explain,
-    "activity": answer_advice.activity,
+    "activity": answer_overview.activity,
     "fix_time": answer_advice.fix_time,
-    "history": answer_advice.history,
+    "history": answer_overview.history,
+    "changed": answer_overview.changed,
+    "complaint": answer_complaint.complaint,
 }
 
 
@@ -64,6 +74,7 @@ class Answerer:
         glossary: Mapping[str, Term] | None = None,
         xids: Mapping[int, Xid] | None = None,
         past: Sequence[PastIncident] | None = None,
+        debug: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.ctx = Ctx(
             d=diagnosis,
@@ -73,15 +84,33 @@ class Answerer:
             glossary=glossary if glossary is not None else load_glossary(),
             xids=xids if xids is not None else load_catalogue(),
             past=past,
+            debug=debug if debug is not None else answer_overview.load_debug(),
         )
         self.matcher = matcher or IntentMatcher()
 
     def answer(self, question: str) -> Reply:
+        """One ask answered as it is; a message with several ("which rank went first and why did the
+        rest get killed?") gets the first ask's answer, then the second's (or the second offered)."""
+        parts = asks(self.matcher.text(question))
+        if len(parts) < 2:
+            return self.answer_one(question)
+        first = self.answer_one(parts[0])
+        if first.intent == "help":
+            return self.answer_one(question)
+        second = self.answer_one(parts[1])
+        if second.intent == first.intent:
+            return first
+        if second.intent == "help" or not second.lead:
+            return _with(first, tf.ALSO_ASKED.format(ask=parts[1]), [])
+        return _with(first, second.lead, second.lines[:1])
+
+    def answer_one(self, question: str) -> Reply:
         """The first intent, best first, whose handler can answer from this job's facts."""
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
         m = self.matcher.match(question, nodes)
         ranked = self.matcher.scores(question)
-        asks_meaning = any(i == "explain" and score >= CUE_WEIGHT for score, _, i in ranked)
+        decided = bool(ranked) and ranked[0][0] >= DECISIVE_WEIGHT and ranked[0][2] != "explain"
+        asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
         if asks_meaning and (term := answer_advice.explain(self.ctx, m)) is not None:
             return term  # "what is the OOM killer?": the term, before the memory figures
         for score, _, intent in ranked:
@@ -96,14 +125,26 @@ class Answerer:
             reply = answer_facts.node(self.ctx, m)
             if reply is not None:
                 return reply
-        return self.help()
+        if (term := answer_advice.explain(self.ctx, m)) is not None:
+            return term  # a bare "expandable_segments??": the term it names
+        if m.rank is not None and m.rank in self.ctx.view.ranks:
+            reply = answer_overview.rank_why(self.ctx, m)  # "rank 4 too?": that rank's part
+            if reply is not None:
+                return reply
+        return self.help(m.rank)
 
-    def help(self) -> Reply:
-        """What it can answer, with example questions fitted to this job."""
+    def help(self, rank: int | None = None) -> Reply:
+        """What it can answer, with example questions fitted to this job (and to the rank asked about)."""
         v = self.ctx.view
         ini = v.initiating
         examples = []
-        if ini is not None:
+        if rank is not None and rank in v.ranks:
+            examples = [
+                f"why did rank {rank} fail?",
+                f"what was rank {rank} doing?",
+                f"show rank {rank}'s last lines",
+            ]
+        elif ini is not None:
             examples.append(f"why did rank {ini.rank} fail?")
         coll = v.with_role("collateral")
         if coll:
@@ -120,6 +161,13 @@ class Answerer:
         return Reply("help", [lead], known=False, lead=lead)
 
 
+def _with(base: Reply, lead: str, lines: Sequence[EvidenceLine]) -> Reply:
+    """`base` with a second ask's sentence after its lead (and that answer's first line)."""
+    shown = base.lines + [ln for ln in lines if ln not in base.lines]
+    extra = [f"{ln.source}:{ln.line} {ln.text}" for ln in lines if ln not in base.lines]
+    return replace(base, lead=f"{base.lead} {lead}", lines=shown, material=[*base.material, lead, *extra])
+
+
 class AnswerBook:
     """Answers over a set of entries; the intent index and the glossary are built once, then kept."""
 
@@ -128,10 +176,13 @@ class AnswerBook:
         self.matcher = IntentMatcher()
         self.glossary = load_glossary()
         self.xids = load_catalogue()
+        self.debug = answer_overview.load_debug()
 
     def answerer(self, diagnosis: Diagnosis, past: Sequence[PastIncident] | None = None) -> Answerer:
         entry = self.entries.get(diagnosis.entry.id) if diagnosis.entry else None
-        return Answerer(diagnosis, entry, self.entries, self.matcher, self.glossary, self.xids, past)
+        return Answerer(
+            diagnosis, entry, self.entries, self.matcher, self.glossary, self.xids, past, self.debug
+        )
 
     def answer(
         self, diagnosis: Diagnosis, question: str, past: Sequence[PastIncident] | None = None

@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
-from knowledge import roundstep, stall, stragglers, wording
+from knowledge import fallback, roundstep, stall, stragglers, wording
 from knowledge.lines import Stamp, parse_step
 from knowledge.phases import PhaseFact
 from knowledge.scanner import LineHit
@@ -377,16 +377,15 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     silent = _silent_end(job)
     if scored and silent is not None and scored[0].entry.category == wording.FALLBACK_CATEGORY:
         return silent  # only the launcher tearing the others down: a rank vanished mid-save or mid-load
-    if scored:
+    if scored and not fallback.yields_to_crash(job, scored[0].entry):  # a teardown never beats a crash
         return _from_collateral(job, scored)
     if silent is not None:
         return silent
+    m = fallback.no_match(job, fallback_entry)  # the last fatal line's class; a hang only without one
     return Verdict(
-        category=fallback_entry.category if fallback_entry else wording.FALLBACK_CATEGORY,
-        entry=fallback_entry,
-        confidence=0.1,
-        notes=[wording.no_match()],
-    )
+        category=m.category, entry=m.entry, confidence=m.confidence, rank=m.rank, node=m.node,
+        stamp=m.stamp, actor=m.actor, context=m.context, notes=m.notes,
+    )  # fmt: skip
 
 
 def _all_at_once(cands: list[_Cand], chosen: _Cand) -> bool:
@@ -421,7 +420,7 @@ def _silent_end(job: Job) -> Verdict | None:
         if scan.source.kind in ("kernel", "scheduler") or not scan.numbered_tail:
             continue
         last = scan.numbered_tail[-1][0]
-        fact = job.epoch_end(i, last, job.phases.at(i, last, scan.source.rank, None))
+        fact = job.epoch_end(i, last, job.resumed(i, last, job.phases.at(i, last, scan.source.rank, None)))
         if fact is None:
             continue
         for entry in sorted(job.entries.values(), key=lambda e: (-e.priority, e.id)):
@@ -592,12 +591,24 @@ def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
         v.rank, v.actor, v.node = child.rank, ("rank", str(child.rank)), job.rank_node.get(child.rank)
         v.notes.append(child.why)
         v.confidence = round(v.confidence * 0.85, 2)
-    elif len(job.ranks) == 1 and (job.world or 1) <= 1:
+    elif len(job.ranks) == 1 and ((job.world or 1) <= 1 or _lone_excerpt(job, best.entry)):
         (only,) = job.ranks  # the only rank the logs show: it is all there is to name
         v.rank, v.actor, v.node = only, ("rank", str(only)), job.rank_node.get(only)
         v.notes.append(wording.only_rank_seen(only))
         v.confidence = round(v.confidence * 0.8, 2)
     return v
+
+
+#: categories whose lines say a rank waited for another one: never a reason to name the waiting rank
+WAITING_CATEGORIES = frozenset({"nccl_timeout", "hang_no_error"})
+
+
+def _lone_excerpt(job: Job, entry: Entry) -> bool:
+    """An excerpt of one rank's output (srun's `10: ` labels) whose own failure is a communication
+    error, not a wait: the world size is only what that rank's number implies, so no other rank's
+    lines were ever in the logs to blame."""
+    (only,) = job.ranks
+    return entry.category not in WAITING_CATEGORIES and job.world == only + 1
 
 
 def _odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:

@@ -10,9 +10,7 @@ report (`report`). Not thread-safe (one reused scan buffer); use one Engine per 
 
 from __future__ import annotations
 
-import hashlib
-import os
-import pickle
+import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -22,7 +20,7 @@ from pathlib import Path
 import pydantic
 
 from denpex.core.models import Diagnosis, LogSource, MissingEvidence, Stats
-from knowledge import anchors, attribution, flightrec, jobfacts, parallel, report
+from knowledge import anchors, attribution, cache, flightrec, jobfacts, parallel, report
 from knowledge.facts import load_catalogue
 from knowledge.masking import Masker, TextMasker
 from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternKind, PatternSet
@@ -149,30 +147,49 @@ def _load_knowledge(
 ) -> tuple[list[Entry], dict[int, Xid], list[Marker]]:
     """Entries, Xid catalogue and phase markers, validated; from `cache_dir` when validated before.
 
-    Validating 42 entries with pydantic costs ~0.15 s, a third of a short CLI run. The cache is keyed
-    by the content of every knowledge file and of the modules that define and validate them (and the
-    pydantic version), so an edited entry or model is always validated again. Only valid knowledge is
-    stored: a bad file fails with its `EntryError` every time. The cache is a local file the same user
-    wrote; a corrupt one is ignored.
+    Validating the entries with pydantic (their regexes compiled, their patterns made tolerant) costs
+    a good part of a short CLI run. The cache (`knowledge/cache.py`: JSON rows, never pickle, only a
+    file private to this user) is keyed by the content of every knowledge file and of the modules that
+    define and validate them (and the pydantic and Python versions), so an edited entry or model is
+    always validated again. Only valid knowledge is stored: a bad file fails with its `EntryError`
+    every time. A damaged or foreign cache file is ignored and written anew.
     """
     path = _knowledge_cache_path(entries_dir, xid_path, cache_dir)
-    if path is not None and path.is_file():
-        try:
-            cached = pickle.loads(path.read_bytes())  # noqa: S301 - our own cache file, keyed by content
-        except Exception:  # stale or truncated: validate again
-            cached = None
-        if isinstance(cached, tuple) and len(cached) == 3:
-            return cached
+    cached = _read_knowledge(cache.read(path))
+    if cached is not None:
+        return cached
     loaded = (load_entries(entries_dir), load_catalogue(xid_path), load_markers())
     if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(tmp, path)
-        except OSError:  # a read-only home: the cache is only an optimisation
-            pass
+        _store_knowledge(path, loaded)
     return loaded
+
+
+def _store_knowledge(path: Path, loaded: tuple[list[Entry], dict[int, Xid], list[Marker]]) -> None:
+    """Write the cache file, unless the knowledge does not come back from it whole (a field type
+    JSON cannot hold, or one `cache.Rebuilder` does not know): then it is validated every time."""
+    entries, xids, markers = loaded
+    data = {"entries": cache.rows(entries), "xids": cache.rows(xids.values()), "markers": cache.rows(markers)}
+    try:
+        blob = json.dumps(data, separators=(",", ":")).encode()
+    except (TypeError, ValueError):
+        return
+    if cache.same(_read_knowledge(blob), loaded):
+        cache.write(path, blob)
+
+
+def _read_knowledge(blob: bytes | None) -> tuple[list[Entry], dict[int, Xid], list[Marker]] | None:
+    """Knowledge from a cache file's JSON (trusted: validated before it was stored), None if damaged."""
+    if blob is None:
+        return None
+    try:
+        data = json.loads(blob)
+        rebuild = cache.Rebuilder()
+        entries = [rebuild.model(Entry, r) for r in data["entries"]]
+        xids = [rebuild.model(Xid, r) for r in data["xids"]]
+        markers = [rebuild.model(Marker, r) for r in data["markers"]]
+    except (ValueError, TypeError, KeyError, AttributeError):  # truncated, foreign or an older layout
+        return None
+    return entries, {x.code: x for x in xids}, markers
 
 
 def _knowledge_cache_path(entries_dir: Path, xid_path: Path | None, cache_dir: Path | None) -> Path | None:
@@ -183,17 +200,10 @@ def _knowledge_cache_path(entries_dir: Path, xid_path: Path | None, cache_dir: P
         *sorted(entries_dir.glob("*.toml")),
         xid_path or DATA_DIR / "xid.toml",
         PHASES_PATH,
-        *(here / f"{m}.py" for m in ("schema", "anchors", "phases", "facts", "lines", "engine")),
+        *(here / f"{m}.py" for m in ("schema", "anchors", "phases", "facts", "lines", "engine", "cache")),
     ]
-    digest = hashlib.sha256(f"knowledge-v1 {pydantic.VERSION} {sys.version}".encode())
-    for f in files:
-        digest.update(f.name.encode() + b"\0")
-        try:
-            digest.update(f.read_bytes())
-        except OSError:
-            digest.update(b"<missing>")
-        digest.update(b"\0")
-    return cache_dir / f"knowledge-{digest.hexdigest()[:32]}.pickle"
+    key = cache.file_digest(files, "knowledge-v2", pydantic.VERSION, sys.version)
+    return cache_dir / f"knowledge-{key}.json"
 
 
 #: the entry tag that marks the answer for a log in which no signature matched

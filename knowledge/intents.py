@@ -25,6 +25,9 @@ INTENTS_PATH = DATA_DIR / "intents.toml"
 MIN_SCORE = 0.55
 #: what one cue (regex) hit is worth against a perfect exemplar match (1.0)
 CUE_WEIGHT = 1.5
+#: a decisive cue says what is asked whatever topic words come with it ("how do I save *without
+#: running out of memory*" asks for the fix, not the memory figures): it outranks any cue count
+DECISIVE_WEIGHT = 10.0
 _WORD = re.compile(r"[a-z0-9_]+")
 _STOP = frozenset(
     [
@@ -74,7 +77,81 @@ _STOP = frozenset(
         "now",
     ]
 )
-_RANK = re.compile(r"\brank\s*#?\s*(\d{1,6})(?!\d)|\br(\d{1,5})\b")
+#: words the questions use that no exemplar has, so typo correction does not "fix" them away
+_KNOWN = frozenset(
+    [
+        "memory",
+        "checkpoint",
+        "rank",
+        "ranks",
+        "node",
+        "nodes",
+        "which",
+        "where",
+        "when",
+        "what",
+        "why",
+        "how",
+        "hang",
+        "hung",
+        "stuck",
+        "timeout",
+        "trace",
+        "stack",
+        "traceback",
+        "fault",
+        "problem",
+        "issue",
+        "hardware",
+        "network",
+        "driver",
+        "restart",
+        "rerun",
+        "fail",
+        "failed",
+        "die",
+        "died",
+        "crash",
+        "crashed",
+        "killed",
+        "kill",
+        "saving",
+        "save",
+        "allocate",
+        "allocated",
+        "free",
+        "total",
+        "batch",
+        "step",
+        "code",
+        "collective",
+        "broadcast",
+        "reduce",
+        "gather",
+        "happen",
+        "happened",
+        "other",
+        "others",
+        "whats",
+        "thats",
+        "wheres",
+        "whos",
+        "hows",
+        "theres",
+        "heres",
+        "dont",
+        "didnt",
+        "doesnt",
+        "isnt",
+        "wasnt",
+        "cant",
+        "wont",
+        "shouldnt",
+        "couldnt",
+        "wouldnt",
+    ]
+)
+_RANK = re.compile(r"\brank\s*#?\s*(\d{1,6})(?!\d)|(?<![\w-])r(\d{1,5})\b")
 _NODE = re.compile(r"(?:\bnode\s+|\bon\s+|\bhost\s+)([a-z0-9][\w.-]*\d[\w.-]*)")
 
 
@@ -90,10 +167,89 @@ def tokens(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
+#: Slack shorthand, spelled out before matching (`y did r3 die` -> `why did rank 3 die`)
+_SHORTHAND = (
+    (re.compile(r"(?<![\w-])(?:r|rk|rnk|rank)[ #]?(\d{1,5})\b"), r"rank \1"),
+    (re.compile(r"(?<![\w-])(?:mem|memroy|memmory|mmeory)(?![\w-])"), "memory"),
+    (re.compile(r"(?<![\w-])(?:ckpt|chkpt|ckpts|checkpt)(?![\w-])"), "checkpoint"),
+    (re.compile(r"^y\b|(?<=[,.?!] )y\b"), "why"),
+    (re.compile(r"\b(?:wat|wut|wht|whta)\b"), "what"),
+    (re.compile(r"\b(?:wen|whn)\b"), "when"),
+    (re.compile(r"\b(?:hwo|hw do)\b"), lambda m: "how" if m.group(0) == "hwo" else "how do"),
+    (re.compile(r"\bu\b"), "you"),
+    (re.compile(r"\bur\b"), "your"),
+    (re.compile(r"\bhw\b"), "hardware"),
+    (re.compile(r"\b(?:pls|plz|pl[sz]e)\b"), "please"),
+    (re.compile(r"\b(?:cfg|conf)\b"), "config"),
+    (re.compile(r"\b(?:b/c|bc|cuz|coz)\b"), "because"),
+)
+#: a possessive (`the gpu's fault` -> `the gpu fault`); contractions keep their `s` (`what's` -> `whats`)
+_POSSESSIVE = re.compile(r"\b(?!(?:what|that|it|where|who|how|there|here|let|he|she)['’]s\b)(\w+)['’]s\b")
+
+
+#: Slack's markup in a message's raw text: `<@U123>`, `<!here>`, `<#C1|ops>`, `<https://x|label>`
+_SLACK_REF = re.compile(r"<([@!#])[^>|]*(?:\|([^>]*))?>|<(?:https?|mailto):[^>|]*(?:\|([^>]*))?>")
+_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
+
+
+def _plain(text: str) -> str:
+    """Slack markup as the reader sees it: mentions dropped, a channel or link by its label (a bare
+    link dropped), `&amp;` `&lt;` `&gt;` decoded after that (so a typed `<` is never markup)."""
+
+    def label(m: re.Match[str]) -> str:
+        if m.group(1) == "#" and m.group(2):
+            return f" {m.group(2)} "
+        return f" {m.group(3)} " if m.group(3) else " "
+
+    text = _SLACK_REF.sub(label, text)
+    for entity, char in _ENTITIES:
+        text = text.replace(entity, char)
+    return text
+
+
 def normalise(question: str) -> str:
-    """Lower case, apostrophes dropped (`what's` -> `whats`), Slack mentions removed."""
-    q = re.sub(r"<@[A-Z0-9]+>", " ", question).lower()
-    return re.sub(r"['’`]", "", q).strip()
+    """Lower case, apostrophes dropped (`what's` -> `whats`), Slack markup read as text, shorthand spelled
+    out (`r3` -> `rank 3`, `mem` -> `memory`, `ckpt` -> `checkpoint`, `y` -> `why`, `u` -> `you`)."""
+    q = _POSSESSIVE.sub(r"\1", _plain(question).lower())
+    q = re.sub(r"['’`]", "", q).strip()
+    for rx, repl in _SHORTHAND:
+        q = rx.sub(repl, q)
+    return re.sub(r"\s+", " ", q)
+
+
+def _near(a: str, b: str) -> bool:
+    """A slip of the fingers apart: two neighbours swapped, or a letter dropped or doubled inside the
+    word. A changed letter is not one (`killer` is not a typo of `killed`), nor is a changed ending."""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    if abs(len(a) - len(b)) != 1:
+        return False
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(1, len(long_) - 1))
+
+
+def correct(q: str, vocabulary: frozenset[str]) -> str:
+    """Typos of the words the intents know (`whcih`, `restrat`), each replaced by its one-edit
+    neighbour; words it knows, short words and identifiers (digits, `_`, `-`) are left alone."""
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if len(word) < 5 or word in vocabulary or not word.isalpha():
+            return word
+        near = sorted(
+            v
+            for v in vocabulary
+            if v[0] == word[0] and _near(word, v) and not (v.startswith(word) or word.startswith(v))
+        )  # `cause` is not a typo of `causes`: an inflection, not a slip
+        return near[0] if len(near) == 1 else word
+
+    return re.sub(r"(?<![\w-])[a-z]+(?![\w-])", fix, q)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +257,7 @@ class Intent:
     id: str
     cues: tuple[re.Pattern[str], ...]
     exemplars: tuple[str, ...]
+    decisive: tuple[re.Pattern[str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +269,7 @@ class Match:
     rank: int | None
     node: str | None
     text: str  # the normalised question
+    ranks: tuple[int, ...] = ()  # every rank named, in order ("did rank 3 die before rank 5?")
 
 
 def load_intents(path: Path | None = None) -> list[Intent]:
@@ -119,7 +277,9 @@ def load_intents(path: Path | None = None) -> list[Intent]:
     out = []
     for item in raw.get("intent", []):
         cues = tuple(re.compile(p) for p in item.get("patterns", []))
-        out.append(Intent(str(item["id"]), cues, tuple(str(e) for e in item.get("exemplars", []))))
+        decisive = tuple(re.compile(p) for p in item.get("decisive", []))
+        exemplars = tuple(str(e) for e in item.get("exemplars", []))
+        out.append(Intent(str(item["id"]), cues, exemplars, decisive))
     return out
 
 
@@ -137,6 +297,11 @@ class IntentMatcher:
                 docs.append(tokens(ex))
                 self._owner.append(i)
         self._bm25 = BM25Okapi(docs) if docs else None
+        #: the words typos are corrected towards: every exemplar's, plus the shorthand's spellings
+        self.vocabulary = (
+            frozenset(w for i in self.intents for ex in i.exemplars for w in _WORD.findall(ex.lower()))
+            | _KNOWN
+        )
         #: each exemplar's score against itself: a question scores 1.0 when it says all of it
         self._full = [self._self_score(i, doc) for i, doc in enumerate(docs)]
 
@@ -145,9 +310,13 @@ class IntentMatcher:
             return 1.0
         return max(float(self._bm25.get_scores(doc)[index]), 1e-9)
 
+    def text(self, question: str) -> str:
+        """The question as matched: normalised, then its typos corrected."""
+        return correct(normalise(question), self.vocabulary)
+
     def scores(self, question: str) -> list[tuple[float, int, str]]:
         """(score, order, intent id) for every intent, best first."""
-        q = normalise(question)
+        q = self.text(question)
         query = tokens(q)
         similarity = [0.0] * len(self.intents)
         if self._bm25 is not None and query:
@@ -157,16 +326,18 @@ class IntentMatcher:
         out = []
         for i, intent in enumerate(self.intents):
             cues = sum(1 for rx in intent.cues if rx.search(q))
-            out.append((CUE_WEIGHT * min(cues, 2) + similarity[i], -i, intent.id))
+            decisive = DECISIVE_WEIGHT if any(rx.search(q) for rx in intent.decisive) else 0.0
+            out.append((decisive + CUE_WEIGHT * min(cues, 2) + similarity[i], -i, intent.id))
         out.sort(reverse=True)
         return out
 
     def match(self, question: str, nodes: list[str] | None = None) -> Match:
-        q = normalise(question)
+        q = self.text(question)
         ranked = self.scores(question)
         best = ranked[0] if ranked else (0.0, 0, "")
         intent = best[2] if best[0] >= MIN_SCORE else None
-        return Match(intent, round(best[0], 3), named_rank(q), named_node(q, nodes or []), q)
+        node = named_node(q, nodes or [])
+        return Match(intent, round(best[0], 3), named_rank(q), node, q, named_ranks(q))
 
 
 def named_rank(q: str) -> int | None:
@@ -174,6 +345,31 @@ def named_rank(q: str) -> int | None:
     if m is None:
         return None
     return int(m.group(1) or m.group(2))
+
+
+def named_ranks(q: str) -> tuple[int, ...]:
+    """Every rank the question names, first mention order, each once."""
+    found = (int(m.group(1) or m.group(2)) for m in _RANK.finditer(q))
+    return tuple(dict.fromkeys(found))
+
+
+#: where one ask ends and another begins: a `?` mid-text, `but`, `, and why`, `and which` ...
+_ASK_SPLIT = re.compile(
+    r"\?+\s+|\s*[,;]?\s+but\s+|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
+    r"does|do|can|should|could|will)\b)|\s+and\s+(?:also\s+)?(?=(?:why|what|which|how|where|when|who)\b)"
+)
+_ASKS = re.compile(
+    r"^(?:ok(?:ay)? |so |and |also |hey |then )*"
+    r"(?:why|what|whats|which|how|where|when|who|whos|was|wasnt|is|isnt|"
+    r"are|were|did|didnt|does|do|can|could|should|will|would|has|have)\b"
+)
+
+
+def asks(q: str) -> list[str]:
+    """The questions in a normalised message that asks several ("which rank went first and why did the
+    rest get killed?"); a clause that asks nothing ("ok so rank 5 oomd") is context, not an ask."""
+    parts = [p.strip(" ,;.!?") for p in _ASK_SPLIT.split(q)]
+    return [p for p in parts if p and _ASKS.search(p)]
 
 
 def named_node(q: str, nodes: list[str]) -> str | None:

@@ -9,6 +9,7 @@ A role is one of `initiating` (the rank that started it), `collateral` (failed b
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -199,3 +200,34 @@ def rank_numbers(view: JobView, rank: RankView) -> num.Numbers:
     if rank.role == "initiating":
         return view.numbers
     return num.read([rank.first_line.text] if rank.first_line is not None else [])
+
+
+@dataclass(frozen=True, slots=True)
+class LauncherExit:
+    """One rank's entry in torchrun's failure summary (`rank : 2 ...`, `exitcode : -15 ... (SIGTERM)`)."""
+
+    rank: int
+    code: int
+    signal: str | None
+    line: EvidenceLine
+
+
+_SUMMARY_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\b")
+_SUMMARY_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)\b(?:.*\((SIG[A-Z]+)\))?")
+_SUMMARY_ENTRY = re.compile(r"^\s*\[\d+\]:\s*$")
+
+
+def launcher_exits(d: Diagnosis) -> list[LauncherExit]:
+    """How each rank ended by the launcher's failure summary in the saved tails, rank order; the
+    collateral ranks often show no error of their own, only the launcher's SIGTERM."""
+    found: dict[int, LauncherExit] = {}
+    for tail in d.tails:
+        rank: int | None = None
+        for ln in tail.lines:
+            if _SUMMARY_ENTRY.match(ln.text):
+                rank = None
+            elif m := _SUMMARY_RANK.match(ln.text):
+                rank = int(m.group(1))
+            elif (m := _SUMMARY_EXIT.match(ln.text)) and rank is not None:
+                found.setdefault(rank, LauncherExit(rank, int(m.group(1)), m.group(2), ln))
+    return [found[r] for r in sorted(found)]

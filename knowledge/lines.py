@@ -77,8 +77,14 @@ _SELF_NAMED_RANK = re.compile(
     r"|\bRank (\d{1,6})(?::|, node \S+, device) "  # Megatron's NaN/Inf checks name their own rank
     r"|Unexpected result \S+ on rank (\d{1,6})\b"  # Megatron's rerun state machine
 )
+#: srun `-l` labels inside one physical line: several labelled lines pasted with their breaks lost
+#: (`… in broadcast 10: work = … 10: torch.distributed.DistBackendError: …`); trusted only when the
+#: same label comes back at least `GLUED_LABELS` times and no other label does
+_GLUED_LABEL = re.compile(r"(?:^|\s)(\d{1,6}): (?=\S)")
+GLUED_LABELS = 3
 #: torchrun's failure summary: `rank      : 3 (local_rank: 3)`
-BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d{1,6})\s*\(local_rank:\s*(\d{1,5})\)")
+#: (also as pasted with its spaces, colon or underscore lost: `rank2 (local rank: 2)exitcode: -9`)
+BLOCK_RANK = re.compile(r"^\s*rank\s*:?\s*(\d{1,6})\s*\(local[_ ]rank:\s*(\d{1,5})\)")
 
 
 #: what a delivering tool puts before the line the job printed: ANSI colours, an RFC 3339 timestamp
@@ -130,6 +136,13 @@ def parse_rank(text: str) -> RankInfo:
     m = _SELF_NAMED_RANK.search(text[:2000])
     if m:
         return RankInfo(int(next(g for g in m.groups() if g)))
+    return _glued_label(text[:MAX_LINE_CHARS])
+
+
+def _glued_label(text: str) -> RankInfo:
+    labels = _GLUED_LABEL.findall(text)
+    if len(labels) >= GLUED_LABELS and len(set(labels)) == 1:
+        return RankInfo(int(labels[0]))
     return RankInfo()
 
 
@@ -260,10 +273,11 @@ def parse_step(text: str) -> int | None:
 # ---------------------------------------------------------------- launcher reports about other ranks
 
 #: torchrun's agent; some builds word it "failed (exitcode: -9) for binary located at … with local_rank: 0
-#: (process ID: 71)" (seen in the field, e.g. Alibaba PAI images)
+#: (process ID: 71)" (seen in the field, e.g. Alibaba PAI images); a screenshot's OCR loses its brackets and
+#: underscore ("failed exitcode: 1) local rank: 1 pid: 22094)"): still the agent naming the failed child
 _AGENT_FAILED = re.compile(
-    r"failed \(exitcode: -?\d+\) (?:for binary located at .{0,300}? with )?"
-    r"local_rank: (\d{1,5}) \((?:pid|process ID)"
+    r"failed \(?exitcode: -?\d+\)? (?:for binary located at .{0,300}? with )?"
+    r"local[_ ]rank: (\d{1,5}) \(?(?:pid|process ID)"
 )
 
 

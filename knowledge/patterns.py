@@ -8,8 +8,6 @@ pattern, the same patterns run through Python's `re`, which is slower but gives 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -17,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
+from knowledge import cache
 from knowledge.anchors import scan_forms
 
 #: None where no hyperscan wheel exists for the platform; the patterns then run through `re`
@@ -319,19 +318,30 @@ class PatternSet:
 
 
 def db_cache_path(cache_dir: Path | None, key: object) -> Path | None:
-    """Where a database compiled from `key` (its exact expressions and flags) is kept, if anywhere."""
+    """Where a database compiled from `key` (its exact expressions and flags) is kept, if anywhere.
+
+    The name also digests the hyperscan version and the source of `anchors` (whose `scan_forms` turns
+    a pattern into the expressions compiled), so a changed rewrite never loads an old database."""
     if cache_dir is None or hyperscan is None:
         return None
-    digest = hashlib.sha256(repr((hyperscan.__version__, key)).encode()).hexdigest()[:32]
-    return cache_dir / f"hs-{digest}.db"
+    anchors_src = Path(__file__).with_name("anchors.py")
+    name = cache.file_digest([anchors_src], "hs-v4", hyperscan.__version__, repr(key))
+    return cache_dir / f"hs-{name}.db"
 
 
 def load_db(path: Path | None) -> Any:
-    """A block-mode database serialised earlier to `path` (without scratch space), or None."""
-    if path is None or hyperscan is None or not path.is_file():
+    """A block-mode database serialised earlier to `path` (without scratch space), or None.
+
+    Only a cache file private to this user is read (`knowledge/cache.py`): deserialising is C code
+    that trusts its input. One that does not deserialise (damaged, another platform) is compiled anew.
+    """
+    if hyperscan is None:
+        return None
+    data = cache.read(path)
+    if data is None:
         return None
     try:
-        return hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
+        return hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK)
     except Exception:  # a stale or foreign file: compile instead
         return None
 
@@ -341,12 +351,10 @@ def store_db(path: Path | None, db: Any) -> None:
     if path is None or hyperscan is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(hyperscan.dumpb(db))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+        data = hyperscan.dumpb(db)
+    except Exception:  # hyperscan.error: a database that does not serialise is simply not kept
+        return
+    cache.write(path, data)
 
 
 def _hs_compile(patterns: Sequence[Pattern]) -> Any:

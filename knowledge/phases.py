@@ -53,6 +53,9 @@ FRAME_AFTER = 3
 ENDING_PHASES = frozenset({"checkpoint_save", "checkpoint_load", "model_load", "finished"})
 #: how close to its end a log must have entered such a phase to say the job stopped in it
 ENDED_WITHIN = 60
+#: phases whose markers say nothing about what the job was doing (a launcher's teardown): a failure
+#: after them keeps the phase before them
+TRANSPARENT_PHASES = frozenset({"teardown"})
 
 
 def _known_phase(value: str) -> str:
@@ -217,10 +220,17 @@ def _compatible(mark: PhaseMark, rank: int | None) -> bool:
     return mark.rank is None or rank is None or mark.rank == rank
 
 
-def _timeline(scan_marks: list[PhaseMark], tail_marks: list[PhaseMark]) -> list[PhaseMark]:
-    seen = {m.line for m in scan_marks}
-    merged = scan_marks + [m for m in tail_marks if m.line not in seen]
-    merged.sort(key=lambda m: m.line)
+def _timeline(
+    scan_marks: list[PhaseMark], tail_marks: list[PhaseMark], transparent: frozenset[int] = frozenset()
+) -> list[PhaseMark]:
+    """The scan's marks plus the tail's for other lines. The scan keeps one marker a line; where that
+    is a launcher's teardown glued behind the job's own line (a progress bar, then torchrun's SIGTERM on
+    the same physical line), the tail's reading of the line (the first marker in file order) is kept too."""
+    seen = {m.line for m in scan_marks if m.marker not in transparent}
+    merged = scan_marks + [m for m in tail_marks if m.line not in seen and m.marker not in transparent]
+    have = {x.line for x in merged}
+    merged += [m for m in tail_marks if m.marker in transparent and m.line not in have]
+    merged.sort(key=lambda m: (m.line, m.marker not in transparent))
     return merged
 
 
@@ -241,7 +251,8 @@ class PhaseReader:
         tail: TailMarkers,
         scans_marks: list[tuple[list[PhaseMark], list[tuple[int, str]]]],
     ) -> PhaseReader:
-        timelines = [_timeline(marks, tail.marks(numbered)) for marks, numbered in scans_marks]
+        clear = frozenset(i for i, m in enumerate(markers) if m.phase in TRANSPARENT_PHASES)
+        timelines = [_timeline(marks, tail.marks(numbered), clear) for marks, numbered in scans_marks]
         ends = [numbered[-1][0] if numbered else 0 for _, numbered in scans_marks]
         return cls(markers, timelines, ends)
 
@@ -256,6 +267,10 @@ class PhaseReader:
         if frame is not None:
             return frame
         state = self._state(source, marks, line, rank)
+        if state is None and rank is not None:
+            # a rank that printed no marker of its own in a shared stream (`[rank3]:` only in its
+            # error) was where the job was: rank 0 logs the save, every rank gathers for it
+            state = self._state(source, marks, line, None)
         if state is not None:
             return state
         return self._elsewhere(source, when)
@@ -278,6 +293,8 @@ class PhaseReader:
             if m.line > line or not _compatible(m, rank):
                 continue  # the failure line itself may say what it was doing ("Error saving model: …")
             marker = self.markers[m.marker]
+            if marker.phase in TRANSPARENT_PHASES:
+                continue  # the launcher tearing the job down: the job was still where it was before
             if marker.kind == "start":
                 return self._fact(source, m)
             if marker.kind == "end":
@@ -306,12 +323,20 @@ class PhaseReader:
         marker = self.markers[best[2].marker]
         return self._fact(best[1], best[2], marker.after if marker.kind == "end" else None)
 
+    def _own_end(self, source: int, marks: list[PhaseMark], after: int) -> int:
+        """The last line of a source's own output after line `after`: where the launcher's teardown
+        began (a failure summary for many ranks is long), else the source's last line."""
+        for m in marks:
+            if m.line > after and self.markers[m.marker].phase in TRANSPARENT_PHASES:
+                return m.line
+        return self.ends[source]
+
     def _ended_in(self, source: int) -> PhaseFact | None:
         for i, marks in enumerate(self.timelines):
             if i == source or not marks:
                 continue
             state = self._state(i, marks, self.ends[i], None)
-            near_end = state is not None and self.ends[i] - state.line <= ENDED_WITHIN
+            near_end = state is not None and self._own_end(i, marks, state.line) - state.line <= ENDED_WITHIN
             if state is not None and near_end and state.phase in ENDING_PHASES:
                 return state
         return None

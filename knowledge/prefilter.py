@@ -11,15 +11,15 @@ answers None, and the caller scans that pattern over every byte as before.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from knowledge import cache
 
 sre_c: Any
 sre_parse: Any
@@ -65,24 +65,18 @@ def literals_for(
     """
     items = list(patterns)
     path = None
-    if cache_dir is not None:
-        key = hashlib.sha256(Path(__file__).read_bytes() + repr(items).encode()).hexdigest()[:32]
-        path = cache_dir / f"literals-{key}.json"
+    if cache_dir is not None:  # a file private to this user only (knowledge/cache.py)
+        path = cache_dir / f"literals-{cache.file_digest([Path(__file__)], repr(items))}.json"
+        data = cache.read(path)
         try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
+            stored = json.loads(data) if data is not None else None
             if isinstance(stored, list) and len(stored) == len(items):
                 return [Literals(tuple(x)) if x is not None else None for x in stored]
-        except (OSError, ValueError, TypeError):  # absent or damaged: analyse again
+        except (ValueError, TypeError):  # damaged: analyse again
             pass
     out = [necessary_literals(regex, caseless) for regex, caseless in items]
     if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps([list(x.strings) if x else None for x in out]), encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:  # a read-only home: the cache is only an optimisation
-            pass
+        cache.write(path, json.dumps([list(x.strings) if x else None for x in out]).encode())
     return out
 
 

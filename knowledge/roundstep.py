@@ -81,3 +81,40 @@ def step_of(text: str) -> int | None:
     """The step the last bar on a line shows."""
     bars = list(_BAR.finditer(text))
     return int(bars[-1].group(1)) if bars else None
+
+
+#: the step a save line names: HF `checkpoint-500`, DeepSpeed `global_step500`, Megatron `iter_0000500` /
+#: `at iteration 500`, Lightning `step=500`
+_SAVE_STEP = re.compile(r"(?:checkpoint-|global_step|iter_0*|step=|at iteration\s+)(\d{1,9})\b")
+RESUMED = "bar-past-save"
+
+
+def _bars(numbered: list[tuple[int, str]], start: int, stop: int) -> list[tuple[int, str, int, int]]:
+    out = []
+    for number, text in numbered:
+        if start < number < stop:
+            bars = list(_BAR.finditer(text))
+            if bars:
+                out.append((number, text, int(bars[-1].group(1)), int(bars[-1].group(2))))
+    return out
+
+
+def resumed_after_save(
+    source: int, numbered: list[tuple[int, str]], save: PhaseFact, line: int
+) -> PhaseFact | None:
+    """`train` when the training bar moved past the step of the save that began at `save.line` before
+    `line` (HF Trainer prints no line when a save ends, only the next step's bar); None otherwise.
+
+    The bar counts only if it is the training bar: the same total as the last bar before the save, or,
+    without one, past the step the save line names (a save's own progress bar counts files or tensors)."""
+    if not numbered or save.line < numbered[0][0]:
+        return None  # the save line is older than the tail: nothing to compare with
+    before = _bars(numbered, numbered[0][0] - 1, save.line)
+    named = _SAVE_STEP.search(save.text)
+    step = int(named.group(1)) if named else None
+    for number, text, done, total in _bars(numbered, save.line, line + 1):
+        if before and total == before[-1][3] and done > before[-1][2]:
+            return PhaseFact("train", source, number, text, RESUMED)
+        if not before and step is not None and step < done < total:
+            return PhaseFact("train", source, number, text, RESUMED)
+    return None

@@ -59,7 +59,9 @@ class Role(StrEnum):
     collateral = "collateral"
 
 
-_Strict = ConfigDict(extra="forbid", frozen=True)
+#: `defer_build`: the validators are built on the first validation, so a run that loads the entries
+#: from the compiled cache (`knowledge/cache.py`, `model_construct`-style) never builds them
+_Strict = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 def _check_regex(pattern: str) -> str:

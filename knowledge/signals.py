@@ -16,7 +16,7 @@ from knowledge import facts, stragglers
 from knowledge.lines import BLOCK_RANK, Stamp, strip_delivery
 from knowledge.patterns import Pattern, PatternKind
 from knowledge.phases import PhaseFact, PhaseReader
-from knowledge.roundstep import KILL_SIGNATURES, epoch_end_save, round_step_save
+from knowledge.roundstep import KILL_SIGNATURES, epoch_end_save, resumed_after_save, round_step_save
 from knowledge.scanner import LineHit, SourceScan
 from knowledge.schema import Entry, Xid
 
@@ -76,6 +76,7 @@ class Job:
         key = (s.source, s.hit.line)
         if key not in self._phase_cache:
             fact = self.phases.at(s.source, s.hit.line, s.rank, s.abs_time()) if self.phases else None
+            fact = self.resumed(s.source, s.hit.line, fact)
             if s.pattern.sig_id in KILL_SIGNATURES and (fact is None or fact.phase == "train"):
                 saved = self._round_step(s)
                 fact = saved if saved is not None and (fact is None or fact.marker != "frame-train") else fact
@@ -91,6 +92,15 @@ class Job:
             return fact
         saved = epoch_end_save(source, self.scans[source].numbered_tail, line)
         return saved if saved is not None and (fact is None or saved.line >= fact.line) else fact
+
+    def resumed(self, source: int, line: int, fact: PhaseFact | None) -> PhaseFact | None:
+        """`fact`, unless it is a save a marker of the same source began and the training bar moved on
+        after it (knowledge/roundstep.py); a traceback frame is never overruled."""
+        if fact is None or fact.phase != "checkpoint_save" or fact.source != source:
+            return fact
+        if fact.marker.startswith("frame-"):
+            return fact
+        return resumed_after_save(source, self.scans[source].numbered_tail, fact, line) or fact
 
     def _round_step(self, s: Signal) -> PhaseFact | None:
         """A kill just after a bar frozen on a round step (knowledge/roundstep.py); a kernel line has no
@@ -284,9 +294,33 @@ def _link_pids(job: Job) -> None:
     for s in job.signals:
         if s.kernel and s.rank is not None:
             linked[s.source].add(s.rank)
+    _link_report_heads(job, linked)
     for s in job.signals:  # the rest of the same kernel report (e.g. `invoked oom-killer`) is that rank's too
         if s.kernel and s.rank is None and len(linked.get(s.source, ())) == 1:
             s.rank = next(iter(linked[s.source]))
+
+
+#: how far below its first line (`invoked oom-killer`) the kernel's OOM report names its victim's pid
+#: (the Mem-Info and task dump come in between; only signal lines are counted here, so this is loose)
+OOM_REPORT_LINES = 200
+
+
+def _link_report_heads(job: Job, linked: dict[int, set[int]]) -> None:
+    """With several victims in one kernel log (every rank killed in turn), each report's head line is
+    the rank of the first victim named after it in the same file (the kernel prints a report's head,
+    then its victim, before the next report), if that is within one report's length."""
+    by_source: dict[int, list[Signal]] = defaultdict(list)
+    for s in job.signals:
+        if s.kernel and len(linked.get(s.source, ())) > 1:
+            by_source[s.source].append(s)
+    for sigs in by_source.values():
+        sigs.sort(key=lambda s: s.hit.line)
+        for i, s in enumerate(sigs):
+            if s.rank is not None:
+                continue
+            nxt = next((t for t in sigs[i + 1 :] if t.rank is not None), None)
+            if nxt is not None and nxt.hit.line - s.hit.line <= OOM_REPORT_LINES:
+                s.rank = nxt.rank
 
 
 def _apply_xids(job: Job, xids: dict[int, Xid], entries: dict[str, Entry]) -> None:

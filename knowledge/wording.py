@@ -76,6 +76,29 @@ def no_match() -> str:
     )
 
 
+def no_match_last_error(line: str, name: str, firsthand: bool) -> str:
+    """No entry matched, but the log ended on a fatal line: the class is read from that line alone."""
+    how = "" if firsthand else " (a launcher's report; the failing process's own output is not in the logs)"
+    return (
+        f"No known failure mode matched; the last error line was `{line}`{how}. The category follows "
+        f"from what that line is ({name}) alone, so the confidence is low."
+    )
+
+
+def no_match_waiting(line: str) -> str:
+    return (
+        f"No known failure signature and no error line was found; the log stops while waiting: `{line}`. "
+        "The job most likely hung until it was killed."
+    )
+
+
+def no_match_stopped(line: str) -> str:
+    return (
+        f"No known failure signature was found; the job was stopped from outside (`{line}`) without an "
+        "error of its own, which most often means it hung and someone or something ended it."
+    )
+
+
 def missing_kernel(node: str | None) -> tuple[str, str]:
     if node:
         return f"kernel log of {node}", f"run `{KERNEL_GREP}` on {node}"

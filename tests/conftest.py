@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -13,6 +14,16 @@ from tests.support.redis_server import RedisServer
 # slack_sdk ignores NO_PROXY: a proxy variable from the environment would send test traffic astray.
 for _var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
     os.environ.pop(_var, None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def denpex_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every process the tests start keeps its compiled knowledge (`knowledge/cache.py`) in one fresh
+    directory of this session, never the user's `~/.cache/denpex` nor another run's."""
+    path = tmp_path_factory.mktemp("denpex-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DENPEX_CACHE_DIR", str(path))
+        yield path
 
 
 @pytest.fixture(scope="session")

@@ -57,6 +57,29 @@ class CollectorRegistry:
         self.specs: dict[Scheduler, str | Collector] = {**COLLECTORS, **(overrides or {})}
         self._built: dict[Scheduler, Collector] = {}
 
+    def preload(self) -> list[str]:
+        """Import every registered integration (and its optional `preload()` hook) in this process.
+
+        Called by the worker's supervisor before it forks, so the work-horse RQ forks per job inherits
+        the imported client libraries instead of importing them again for every job. Builds nothing:
+        clients and their sockets are made in the work-horse. An integration that is not installed is
+        skipped (it degrades to "missing evidence" when a job needs it). Returns the modules loaded.
+        """
+        loaded = []
+        for spec in self.specs.values():
+            if not isinstance(spec, str):
+                continue
+            module_name = spec.partition(":")[0]
+            try:
+                module = importlib.import_module(module_name)
+                hook = getattr(module, "preload", None)
+                if callable(hook):
+                    hook()
+            except ImportError:
+                continue
+            loaded.append(module_name)
+        return loaded
+
     def get(self, scheduler: Scheduler) -> Collector:
         if scheduler in self._built:
             return self._built[scheduler]

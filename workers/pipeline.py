@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -24,6 +25,7 @@ from integrations.base import UnknownJob
 from knowledge.parallel import resolve_jobs
 from workers.collect import CollectorUnavailable
 from workers.context import WorkerContext, current
+from workers.floods import Floods, Shown
 from workers.incidents import occurrence_member
 from workers.masking import mask_model
 from workers.nodehealth import IncidentStep, incident_step
@@ -176,6 +178,26 @@ def _post(
         )
 
 
+def _show(
+    ctx: WorkerContext,
+    store: Store,
+    job_key: str,
+    record: JobRecord,
+    shown: Diagnosis | None,
+    decision: QuotaDecision,
+    step: IncidentStep | None,
+) -> Shown:
+    """A report for `DENPEX_CHANNEL`: its own thread, its group's thread, or the cap's summary."""
+    assert ctx.slack is not None and ctx.channel is not None  # process() posts only with both
+    poster = SlackPoster(ctx.slack, ctx.channel, store, ctx.renderer)
+    history = step.history if step is not None else None
+
+    def post_thread(on_posted: Callable[[str, str], None]) -> tuple[str, str]:
+        return poster.post(job_key, record.job, shown, decision, history, on_posted)
+
+    return Floods(ctx, store, poster).show(job_key, record, shown, step, post_thread)
+
+
 def _failure_end(job: JobRef, received_at: float) -> float:
     if job.end is not None:
         end = job.end if job.end.tzinfo else job.end.replace(tzinfo=UTC)
@@ -221,8 +243,17 @@ def _post_once(
         at = _failure_end(record.job, record.received_at)
         member = occurrence_member(job_key, record.received_at)
         step = incident_step(ctx, record.job, shown, member, at, decision.plan) if shown else None
-        channel, ts = _post(ctx, store, job_key, record.job, shown, decision, record.channel, step)
-        ctx.quota.commit(reservation)
+        if record.channel is None:  # DENPEX_CHANNEL: grouped, capped (`workers.floods`)
+            result = _show(ctx, store, job_key, record, shown, decision, step)
+        else:
+            channel, ts = _post(ctx, store, job_key, record.job, shown, decision, record.channel, step)
+            result = Shown(channel, ts, new_thread=True)
+        channel, ts = result.channel, result.ts
+        if result.new_thread:
+            ctx.quota.commit(reservation)
+        else:  # no new thread, no unit; given back before `finish`, so a retry cannot commit it
+            ctx.quota.release(reservation)
+            store.post_journal(job_key).finish()
         store.set_state(job_key, JobState.posted, ts=ts, channel=channel)
         store.record_latency(max(time.time() - _failure_end(record.job, record.received_at), 0.0))
     finally:

@@ -31,6 +31,31 @@ class EvidenceFile(BaseModel):
     content: str
 
 
+class GroupView(BaseModel):
+    """A group's root as rendered (`workers.groups`): failures alike, one thread."""
+
+    kind: str  # `workers.groups.GroupKind`: array | requeue | k8s-job
+    parent: str  # the array job id, the requeued job id, or the Kubernetes `namespace/name`
+    count: int
+    tasks: list[str] = Field(default_factory=list)  # task ids, `restart N`, or `#N`, as reported
+
+
+class FoldedJob(BaseModel):
+    """One failure the per-channel cap folded into a summary message instead of a thread."""
+
+    job_id: str
+    category: str
+    group: str | None = None  # the group's parent id when the failure is part of a group
+    task: str | None = None
+
+
+class FoldSummary(BaseModel):
+    """The "N more failures" message of one channel and minute, updated in place."""
+
+    count: int
+    jobs: list[FoldedJob] = Field(default_factory=list)
+
+
 class Renderer(Protocol):
     def root_message(
         self, job: JobRef, diagnosis: Diagnosis | None, *, quota_note: str | None
@@ -47,6 +72,17 @@ class Renderer(Protocol):
 
     def evidence_file(self, job: JobRef, diagnosis: Diagnosis) -> EvidenceFile | None:
         """Full (masked) evidence for a files v2 upload in the thread, or None."""
+        ...
+
+    def group_root(
+        self, job: JobRef, diagnosis: Diagnosis | None, group: GroupView, *, quota_note: str | None
+    ) -> SlackMessage:
+        """The root of a group's thread (`job`: its first failure), updated in place as failures
+        alike join: the count and the task ids, within Slack's limits."""
+        ...
+
+    def fold_summary(self, summary: FoldSummary) -> SlackMessage:
+        """The "N more failures" message the thread cap folds into (bounded text)."""
         ...
 
 

@@ -33,6 +33,8 @@ from workers.store import PostJournal, PostStatus, Store
 
 ROOT_EVENT = "denpex_diagnosis"
 REPLY_EVENT = "denpex_reply"
+#: a message shown for many jobs (a fold summary, `workers.floods`), posted once like a root
+BOARD_EVENT = "denpex_board"
 #: errors of conversations.history that retrying cannot fix
 UNREADABLE_CHANNEL = frozenset(
     {"channel_not_found", "missing_scope", "not_in_channel", "not_allowed_token_type"}
@@ -60,7 +62,7 @@ class SlackPoster:
         self.client, self.channel, self.store, self.renderer = client, channel, store, renderer
 
     # ------------------------------------------------------------- lookups
-    def _find_root(self, job_key: str, since: float) -> tuple[str, str] | None:
+    def _find_root(self, job_key: str, since: float, event: str = ROOT_EVENT) -> tuple[str, str] | None:
         cursor = None
         for _ in range(20):  # bounded paging
             resp = self.client.conversations_history(
@@ -72,19 +74,19 @@ class SlackPoster:
             )
             messages: list[dict[str, Any]] = resp.get("messages", [])
             for message in messages:
-                event, payload = _meta(message)
-                if event == ROOT_EVENT and payload.get("job_key") == job_key:
+                found, payload = _meta(message)
+                if found == event and payload.get("job_key") == job_key:
                     return self.channel, message["ts"]
             cursor = (resp.get("response_metadata") or {}).get("next_cursor")
             if not cursor:
                 return None
         return None
 
-    def _lookup(self, job_key: str, since: float) -> tuple[str, str] | None:
+    def _lookup(self, job_key: str, since: float, event: str = ROOT_EVENT) -> tuple[str, str] | None:
         """`_find_root`, except that a channel we cannot read (a name instead of an ID, no history
         scope) falls back to posting: a possible duplicate beats never posting. Transient errors raise."""
         try:
-            return self._find_root(job_key, since)
+            return self._find_root(job_key, since, event)
         except SlackApiError as exc:
             error = exc.response.get("error") if exc.response is not None else None
             if error not in UNREADABLE_CHANNEL:
@@ -144,11 +146,19 @@ class SlackPoster:
     def _root(
         self, job_key: str, job: JobRef, diagnosis: Diagnosis | None, quota: QuotaDecision
     ) -> tuple[str, str]:
+        def render() -> SlackMessage:
+            shown = diagnosis if quota.allowed else None
+            return self.renderer.root_message(job, shown, quota_note=None if quota.allowed else quota.note)
+
+        return self._post_root(job_key, ROOT_EVENT, render)
+
+    def _post_root(self, job_key: str, event: str, render: Callable[[], SlackMessage]) -> tuple[str, str]:
+        """The journal's root steps: a channel message posted exactly once, tagged `event`."""
         journal = self.store.post_journal(job_key)
         if journal.ts:
             return str(journal.channel), journal.ts
         if journal.status is PostStatus.posting:
-            found = self._lookup(job_key, float(journal.posting_at or time.time()))
+            found = self._lookup(job_key, float(journal.posting_at or time.time()), event)
             if found:
                 log.info("root_recovered", job_key=job_key, ts=found[1])
                 journal.root_posted(*found)
@@ -156,13 +166,18 @@ class SlackPoster:
             self._settle(job_key, journal, journal.posting_at)
         sent_at = time.time()
         journal.begin_root(sent_at)
-        message = self.renderer.root_message(
-            job, diagnosis if quota.allowed else None, quota_note=None if quota.allowed else quota.note
-        )
-        resp = self._send(journal, sent_at, self.channel, message, ROOT_EVENT, {"job_key": job_key})
+        resp = self._send(journal, sent_at, self.channel, render(), event, {"job_key": job_key})
         channel, ts = str(resp["channel"]), str(resp["ts"])
         journal.root_posted(channel, ts)
         return channel, ts
+
+    def post_board(self, board_key: str, message: SlackMessage) -> tuple[str, str]:
+        """Post a board's message (a fold summary) once, journalled under `board_key` like a root."""
+        return self._post_root(board_key, BOARD_EVENT, lambda: message)
+
+    def update(self, channel: str, ts: str, message: SlackMessage) -> None:
+        """Replace a posted message in place (`chat.update`): a group root, a fold summary."""
+        self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks or None)
 
     def _replies(
         self,

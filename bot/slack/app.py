@@ -20,14 +20,18 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.slack.audit import AuditLog
 from bot.slack.commands import register_commands
 from bot.slack.deps import SlackDeps
 from bot.slack.details import register_details
+from bot.slack.drain import make_drainer, register_drain
+from bot.slack.fixnote import register_fixnote
 from bot.slack.followups import register_followups
 from bot.slack.jobs import DefaultResolver, JobResolver, PipelineSubmitter, Submitter
 from bot.slack.llm import LlmPhraser
 from denpex.core.settings import Settings
 from denpex.core.texts import slack as texts
+from integrations.nodedrain import NodeDrainer
 from integrations.slack_client import make_async_web_client
 from knowledge.masking import Masker
 from knowledge.schema import ENTRIES_DIR, Entry, EntryError, load_entries, load_entry
@@ -88,8 +92,11 @@ def create_slack_app(
     submitter: Submitter | None = None,
     entries: Mapping[str, Entry] | None = None,
     llm: LlmPhraser | None = None,
+    drainer: NodeDrainer | None = None,
+    audit: AuditLog | None = None,
 ) -> AsyncApp:
-    """Build the app. Without a signing secret, requests are not verified: Socket Mode only."""
+    """Build the app. Without a signing secret, requests are not verified: Socket Mode only.
+    `drainer` runs the Drain button (default: the one `DENPEX_DRAIN_ACTION` names, None when off)."""
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     app = AsyncApp(
         client=client,
@@ -110,6 +117,9 @@ def create_slack_app(
     register_commands(app, deps)
     register_followups(app, deps)
     register_details(app, deps)  # the thread's Details button
+    # the thread's Drain button (audited; refused unless on and pressed by an admin)
+    register_drain(app, deps, drainer or make_drainer(settings), audit or AuditLog(redis))
+    register_fixnote(app, deps)  # the thread's "Fixed — how?" button and its modal
     return app
 
 

@@ -26,6 +26,7 @@ from bot.slack.answers import render
 from bot.slack.mrkdwn import clip, escape, section
 from denpex.core.models import Diagnosis, PastIncident
 from denpex.core.texts import slack as texts
+from knowledge.intents import normalise
 from workers.incidents import IncidentBook
 from workers.nodehealth import earlier_of
 from workers.store import Store
@@ -39,7 +40,7 @@ log = structlog.get_logger("denpex.slack.followups")
 MENTION = re.compile(r"<@[A-Z0-9]+>")
 QUESTION = re.compile(
     r"\?|^(?:which|what|why|how|is|are|can|could|should|show|where|when|who|does|did|tell|explain|define"
-    r"|was|were|has|have|will|paste|give)\b",
+    r"|was|were|has|have|will|paste|give|do|any|tl;?dr|summari[sz]e)\b",
     re.I,
 )
 
@@ -136,7 +137,7 @@ class Followups:
             context.get("bot_user_id") and f"<@{context['bot_user_id']}>" in (event.get("text") or "")
         ):
             return  # the app_mention delivery of the same message answers it
-        if not mentioned and not QUESTION.search(text):
+        if not mentioned and not QUESTION.search(normalise(text)):  # `y did r3 die`, `wat happened`
             return
         if not await self.deps.state.first_delivery(body.get("event_id")):
             return

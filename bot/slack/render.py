@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from bot.slack import groups as group_blocks
 from bot.slack.evidence import LOG_PREFIX, frame_row, initiating_lines, trigger_line, user_frame
 from bot.slack.mrkdwn import (
     actions,
@@ -35,12 +36,14 @@ from bot.slack.mrkdwn import (
 from bot.slack.nodes import NodeHistory, node_history_blocks
 from bot.web.links import entry_url
 from denpex.core.models import Diagnosis, EvidenceLine, JobRef
+from denpex.core.settings import DrainAction
+from denpex.core.texts import actions as action_texts
 from denpex.core.texts import flightrec as fr_texts
 from denpex.core.texts import slack as texts
 from knowledge.jobfacts import JobFacts, fill
 from knowledge.schema import Entry
 from knowledge.wording import phase_words
-from workers.ports import EvidenceFile, SlackMessage
+from workers.ports import EvidenceFile, FoldSummary, GroupView, SlackMessage
 
 MAX_BLOCKS = 50
 MAX_MESSAGE = 40_000
@@ -53,6 +56,14 @@ THREAD_LINES = 25
 WRAP_CHARS = 120  # a line longer than this counts as several (Slack wraps it)
 DETAILS_ACTION = "denpex_details"
 DETAILS_BLOCK = "denpex_details"
+#: the "Fixed — how?" button (`bot.slack.fixnote` opens the modal)
+FIX_ACTION = "denpex_fix_note"
+FIX_BLOCK = "denpex_fix_note"
+
+
+def incident_job(job: JobRef) -> str:
+    """The job as the incident history names it (`/denpex solved <job>`): `ns/name` on Kubernetes."""
+    return job.job_id if not job.namespace else f"{job.namespace}/{job.job_id}"
 
 
 def root_block_id(job: JobRef) -> str:
@@ -180,10 +191,17 @@ class BlockKitRenderer:
         *,
         evidence_lines: int = EVIDENCE_LINES,
         public_url: str | None = None,
+        drain_action: DrainAction = DrainAction.off,
+        history_on: Callable[[], bool] | None = None,
     ):
         self.entries = dict(entries or {})
         self.evidence_lines = evidence_lines
         self.public_url = public_url  # DENPEX_PUBLIC_URL: entry names link to their /kb/ page
+        #: DENPEX_DRAIN_ACTION: advised nodes get a Drain button (`bot.slack.drain`)
+        self.drain_action = drain_action
+        #: asked when a thread is rendered: does the workspace keep the incident history (Scale)?
+        #: Then the thread has a "Fixed — how?" button; None: never (the press checks the plan again)
+        self.history_on = history_on
 
     # ------------------------------------------------------------------ root
     def root_message(
@@ -297,8 +315,17 @@ class BlockKitRenderer:
                 blocks = [header(title), *self._body(d, level), more, *footer]
                 if line_count(blocks) <= THREAD_LINES:
                     break
-        blocks[-2:-2] = node_history_blocks(history)  # the nodes' incident history (workers.nodehealth)
+        # the nodes' incident history (workers.nodehealth), then the "Fixed — how?" button
+        blocks[-2:-2] = [
+            *node_history_blocks(history, drain=self.drain_action, cluster=job.cluster),
+            *self._fix_note_button(job),
+        ]
         return _split(blocks, text)
+
+    def _fix_note_button(self, job: JobRef) -> list[dict[str, Any]]:
+        if self.history_on is None or not self.history_on():
+            return []
+        return [actions(FIX_BLOCK, button(action_texts.FIX_BUTTON, FIX_ACTION, incident_job(job)))]
 
     def details_messages(self, job: JobRef, diagnosis: Diagnosis) -> list[SlackMessage]:
         """Everything the short thread left out: all evidence, every fix step, group and missing item."""
@@ -319,6 +346,16 @@ class BlockKitRenderer:
         return _split(blocks, clip(escape(texts.details_text(job.job_id, job.cluster)), 3000))
 
     # ------------------------------------------------------------------ file
+    # ------------------------------------------------------------------ no floods
+    def group_root(
+        self, job: JobRef, diagnosis: Diagnosis | None, group: GroupView, *, quota_note: str | None
+    ) -> SlackMessage:
+        base = self.root_message(job, diagnosis, quota_note=quota_note)
+        return group_blocks.group_root(base, job.job_id, job.cluster, group)
+
+    def fold_summary(self, summary: FoldSummary) -> SlackMessage:
+        return group_blocks.fold_summary(summary)
+
     def evidence_file(self, job: JobRef, diagnosis: Diagnosis) -> EvidenceFile | None:
         return EvidenceFile(
             filename=f"denpex-{job.cluster}-{job.job_id}-evidence.txt".replace("/", "_"),

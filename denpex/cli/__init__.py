@@ -45,6 +45,11 @@ def create_cli() -> typer.Typer:
 def main() -> None:
     """`denpex diagnose` of plain arguments skips Typer's import and parsing (start-up, issue 15)."""
     if sys.argv[1:2] == ["diagnose"]:
+        import os
+
+        # pydantic looks for plugins in every installed package's metadata when it builds the first
+        # model (~2% of a short run); no plugin observes a one-shot diagnosis. An explicit value wins.
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
         from denpex.cli.diagnose import fast_path
 
         code = fast_path(sys.argv[2:])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,7 @@ import structlog
 from pydantic import SecretStr
 
 from denpex.core.models import Scheduler
-from denpex.core.settings import Settings
+from denpex.core.settings import DrainAction, Settings
 
 if TYPE_CHECKING:
     import redis
@@ -71,12 +71,30 @@ def _secret(value: SecretStr | None) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
-def make_renderer(entries: Mapping[str, Entry] | None = None, public_url: str | None = None) -> Renderer:
+def make_renderer(
+    entries: Mapping[str, Entry] | None = None,
+    public_url: str | None = None,
+    *,
+    drain_action: DrainAction = DrainAction.off,
+    history_on: Callable[[], bool] | None = None,
+) -> Renderer:
     """The Slack app's Block Kit renderer; `entries` (id → Entry) supplies fix snippets, `public_url`
-    (DENPEX_PUBLIC_URL) the entry pages the threads link to."""
+    (DENPEX_PUBLIC_URL) the entry pages the threads link to, `drain_action` (DENPEX_DRAIN_ACTION)
+    whether advised nodes get a Drain button, `history_on` whether a thread gets "Fixed — how?"."""
     from bot.slack.render import BlockKitRenderer
 
-    return BlockKitRenderer(entries=entries, public_url=public_url)
+    return BlockKitRenderer(
+        entries=entries, public_url=public_url, drain_action=drain_action, history_on=history_on
+    )
+
+
+def _history_on(client: redis.Redis, team_id: str) -> Callable[[], bool]:
+    """Whether the workspace keeps the incident history now (Scale): the check the "Fixed — how?"
+    button's press and `/denpex solved` make, asked when a thread is rendered."""
+    from workers.quota import Quota
+
+    quota = Quota(client)
+    return lambda: quota.status(team_id).is_scale
 
 
 def redis_client(settings: Settings, *, worker: bool = False) -> redis.Redis:
@@ -129,7 +147,12 @@ def build_worker_context(
         settings=settings,
         redis=client,
         masker=masker,
-        renderer=make_renderer(engine.entries, settings.public_url),
+        renderer=make_renderer(
+            engine.entries,
+            settings.public_url,
+            drain_action=settings.drain_action,
+            history_on=_history_on(client, team_id) if post else None,
+        ),
         collectors=CollectorRegistry(settings, collectors),
         quota=make_quota(client) if (post and quota) else AlwaysAllow(),
         slack=slack,

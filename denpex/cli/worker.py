@@ -93,6 +93,7 @@ def run(
             if not v
         ]
         print(texts.worker_prints(unset or ["Slack posting"]), file=sys.stderr, flush=True)
+    ctx.collectors.preload()  # imported once here, inherited by every forked work-horse
     return _supervise(ctx, processes, burst, options or {})
 
 

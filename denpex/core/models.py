@@ -30,7 +30,8 @@ class Scheduler(StrEnum):
 class JobRef(BaseModel):
     """One job as a scheduler knows it. Only `scheduler`, `cluster` and `job_id` are required."""
 
-    model_config = ConfigDict(extra="ignore")
+    #: built on first use (`denpex diagnose` never needs it)
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     scheduler: Scheduler
     cluster: str = Field(min_length=1, max_length=128)
@@ -110,6 +111,8 @@ class MissingEvidence(BaseModel):
 
 class Evidence(BaseModel):
     """Everything collected for one job, ready for the engine. Text here is already masked."""
+
+    model_config = ConfigDict(defer_build=True)  # the collectors' type: `denpex diagnose` never builds it
 
     job: JobRef | None = None
     sources: list[LogSource] = Field(default_factory=list)
@@ -283,6 +286,8 @@ class Diagnosis(BaseModel):
 class PastIncident(BaseModel):
     """An earlier incident of the same failure mode, as the incident history keeps it (masked), for
     the follow-up "has this happened before?"."""
+
+    model_config = ConfigDict(defer_build=True)  # the bot's type: `denpex diagnose` never builds it
 
     job: str
     at: float

@@ -6,6 +6,7 @@ Every process builds one `Settings` and passes it (or the clients made from it) 
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 from pydantic import Field, SecretStr, field_validator
@@ -14,6 +15,15 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 class MissingSetting(RuntimeError):
     """A setting a command needs is not configured. `str()` is the one-line message for the user."""
+
+
+class DrainAction(StrEnum):
+    """What the thread's Drain button runs (`DENPEX_DRAIN_ACTION`): nothing (no button), or the
+    scheduler's own drain (`scontrol update ... state=drain`, or a Kubernetes cordon)."""
+
+    off = "off"
+    slurm = "slurm"
+    kubernetes = "kubernetes"
 
 
 class Settings(BaseSettings):
@@ -129,6 +139,20 @@ class Settings(BaseSettings):
     #: hardware-class incidents on one node (the new one included) from which the thread advises
     #: draining it; an Xid whose catalogue action is `reboot_node` or `drain_rma` advises it at once
     drain_after: int = Field(default=2, ge=1, le=1000, alias="DENPEX_DRAIN_AFTER")
+    # -- no floods (workers.floods)
+    #: new threads one channel gets per minute; past it failures fold into one "N more failures"
+    #: message, updated in place (0: no cap). 60 is Slack's own pace of one message a second
+    max_threads_per_min: int = Field(default=60, ge=0, le=10_000, alias="DENPEX_MAX_THREADS_PER_MIN")
+    #: the thread's "Drain <node>" button (bot.slack.drain): `off` shows none; `slurm` / `kubernetes`
+    #: show it beside the drain advice and run that scheduler's drain when an admin presses it
+    drain_action: DrainAction = Field(default=DrainAction.off, alias="DENPEX_DRAIN_ACTION")
+    #: comma-separated Slack user ids (`U0123ABC`) allowed to press Drain; anyone else is refused
+    admins: str | None = Field(default=None, alias="DENPEX_ADMINS")
+
+    @property
+    def admin_ids(self) -> frozenset[str]:
+        """The Slack user ids in `DENPEX_ADMINS` (empty: nobody may drain)."""
+        return frozenset(a.strip() for a in (self.admins or "").split(",") if a.strip())
 
     def require(self, *names: str) -> None:
         """Raise `MissingSetting` naming the first environment variable that is unset."""

@@ -13,6 +13,9 @@
 #                               jobcomp: jobcomp/script + node Epilog; none: no Denpex hooks
 #   DENPEX_SLURM_MIN_JOB_AGE=30 seconds a finished job stays in slurmctld memory (scontrol)
 #   DENPEX_SLURM_DBD=1|0        slurmdbd on the machine's MariaDB (started if not running)
+#   DENPEX_SLURM_CPUS=8         task slots the node declares (at least the machine's CPUs). Test jobs
+#                               mostly wait (hooks, sleeps), so more slots than cores lets a job array
+#                               run 8 tasks at a time on a 2-core machine (SlurmdParameters=config_overrides).
 #   DENPEX_URL, DENPEX_WEBHOOK_SECRET, DENPEX_CLUSTER
 #                               when set, (re)write /etc/denpex/hooks.env for the hooks
 #
@@ -30,6 +33,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 HOOKS_MODE=${DENPEX_SLURM_HOOKS:-epilog}
 MIN_JOB_AGE=${DENPEX_SLURM_MIN_JOB_AGE:-30}
 WITH_DBD=${DENPEX_SLURM_DBD:-1}
+CPUS=${DENPEX_SLURM_CPUS:-8}
+if [ "$CPUS" -lt "$(nproc)" ]; then CPUS=$(nproc); fi
 CLUSTER=${DENPEX_SLURM_CLUSTER:-ci}
 HOST=$(hostname -s)
 LOGDIR=/var/log/slurm
@@ -146,7 +151,8 @@ $acct
 $hooks
 SlurmctldLogFile=$LOGDIR/slurmctld.log
 SlurmdLogFile=$LOGDIR/slurmd.log
-NodeName=$HOST CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
+SlurmdParameters=config_overrides
+NodeName=$HOST CPUs=$CPUS RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
   if cmp -s "$tmp" /etc/slurm/slurm.conf; then rm -f "$tmp"; return 1; fi

@@ -93,9 +93,13 @@ def test_helm_lint_strict_is_clean():
     assert report["errors"] == [] and problems == []
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+#: the one variant with a write verb: the Drain button (off by default), checked on its own below
+DRAIN = {"nodeDrain": {"enabled": True, "admins": "U0ADMIN1,U0ADMIN2"}}
+
+
+@pytest.mark.parametrize("variant", [*VARIANTS, "node-drain"])
 def test_rendered_manifests_match_the_kubernetes_schema(variant: str):
-    docs = render(VARIANTS[variant])
+    docs = render(VARIANTS.get(variant, DRAIN))
     assert docs
     for doc in docs:
         validate(doc)
@@ -172,6 +176,25 @@ def test_rbac_scope_follows_the_watched_namespaces():
     ]
     proxy = render(VARIANTS["node-proxy"])
     assert {"apiGroups": [""], "resources": ["nodes/proxy"], "verbs": ["get"]} in rules(proxy)
+
+
+def test_the_drain_button_gets_its_own_account_with_get_and_patch_on_nodes_only():
+    assert not by_kind(render({}), "ServiceAccount").keys() & {"rel-denpex-drain"}
+    docs = render(DRAIN)
+    cordon = by_kind(docs, "ClusterRole")["rel-denpex-node-cordon"]
+    assert cordon["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
+    bound = by_kind(docs, "ClusterRoleBinding")["rel-denpex-node-cordon"]["subjects"]
+    assert [s["name"] for s in bound] == ["rel-denpex-drain"]
+    for name, role in by_kind(docs, "ClusterRole").items():  # the watcher and worker stay read-only
+        if name != "rel-denpex-node-cordon":
+            assert all(set(r["verbs"]) <= {"get", "list", "watch"} for r in role["rules"])
+    server = by_kind(docs, "Deployment")["rel-denpex-server"]["spec"]["template"]["spec"]
+    assert server["serviceAccountName"] == "rel-denpex-drain" and server["automountServiceAccountToken"]
+    env = {e["name"]: e.get("value") for e in server["containers"][0]["env"]}
+    assert env["DENPEX_DRAIN_ACTION"] == "kubernetes" and env["DENPEX_ADMINS"] == "U0ADMIN1,U0ADMIN2"
+    default = by_kind(render({}), "Deployment")["rel-denpex-server"]["spec"]["template"]["spec"]
+    assert default["automountServiceAccountToken"] is False and "serviceAccountName" not in default
+    assert "DENPEX_DRAIN_ACTION" not in {e["name"] for e in default["containers"][0]["env"]}
 
 
 def test_secrets_generated_or_supplied_or_brought():

@@ -24,7 +24,9 @@ events without one), `timeoutSeconds`, BOOKMARKs with `allowWatchBookmarks`, an 
 410 `Expired` Status for compacted versions; `text/plain` pod logs honouring container, previous,
 tailLines, limitBytes, sinceSeconds and timestamps with the API server's 400/404 Status bodies;
 `/api/v1/nodes/{node}/proxy/{path}` serving files set with `set_node_file` (403 when
-`store.node_proxy_forbidden`). Every request path is recorded in `kube.store.requests`.
+`store.node_proxy_forbidden`); PATCH of a node (`patch_node`: merge, strategic merge and JSON
+patches; 415 / 400 / 404 Status bodies as the API server sends them). Every request path is recorded
+in `kube.store.requests`.
 """
 
 from __future__ import annotations

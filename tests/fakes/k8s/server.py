@@ -19,6 +19,9 @@ from aiohttp import web
 from tests.fakes.k8s.state import CRD_PLURALS, RESOURCES, Store, rfc3339_nano
 
 _POLL = 0.03
+#: the patch types the API server accepts for PATCH (server-side apply, `apply-patch+yaml`, is not faked)
+JSON_PATCH = "application/json-patch+json"
+MERGE_PATCHES = ("application/merge-patch+json", "application/strategic-merge-patch+json")
 
 
 def status_body(code: int, reason: str, message: str, **details: Any) -> dict[str, Any]:
@@ -76,7 +79,7 @@ class _Handlers:
                 "singularName": r.kind.lower(),
                 "namespaced": r.namespaced,
                 "kind": r.kind,
-                "verbs": ["get", "list", "watch"],
+                "verbs": ["get", "list", "watch", *(["patch"] if p == "nodes" else [])],
             }
             for p, r in RESOURCES.items()
             if r.group_version == group_version and (p not in CRD_PLURALS or p in self.store.crds)
@@ -140,6 +143,39 @@ class _Handlers:
         if plural == "nodes" and parts[2] == "proxy":
             return self.node_proxy(name, "/".join(parts[3:]))
         return web.Response(status=404, text="404 page not found\n")
+
+    # ------------------------------------------------------------------ patch (nodes)
+    async def patch_node(self, request: web.Request) -> web.Response:
+        """PATCH /api/v1/nodes/{name} (cordon: `spec.unschedulable`), as the API server answers it:
+        415 for a media type it does not take, 400 for a body that is not of the patch type named
+        (a JSON object sent as json-patch+json is the classic one), 404 for an unknown node; a merge
+        or strategic merge patch is merged (RFC 7386: null deletes; a strategic merge treats lists
+        as a plain merge does here), a JSON patch's add/replace/remove ops are applied."""
+        self.store.requests.append((request.method, str(request.rel_url)))
+        name, kind = request.match_info["name"], request.content_type
+        if kind != JSON_PATCH and kind not in MERGE_PATCHES:
+            accepted = ", ".join((JSON_PATCH, *MERGE_PATCHES))
+            msg = "the body of the request was in an unknown format - accepted media types include: "
+            msg += accepted
+            return status_response(415, "UnsupportedMediaType", msg)
+        try:
+            patch = json.loads(await request.text())
+        except ValueError as exc:
+            return status_response(400, "BadRequest", f"error decoding patch: {exc}")
+        with self.store.lock:
+            obj = self.store.get("nodes", "", name)
+            if obj is None:
+                return not_found("nodes", name)
+            if kind == JSON_PATCH and not isinstance(patch, list):
+                msg = "json: cannot unmarshal object into Go value of type jsonpatch.Patch"
+                return status_response(400, "BadRequest", msg)
+            if kind != JSON_PATCH and not isinstance(patch, dict):
+                return status_response(400, "BadRequest", "json: cannot unmarshal array into Go value")
+            try:
+                merged = apply_json_patch(obj, patch) if isinstance(patch, list) else merge_patch(obj, patch)
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                return status_response(422, "Invalid", f"the patch could not be applied: {exc}")
+            return web.json_response(self.store.put("nodes", merged))
 
     # ------------------------------------------------------------------ list / watch
     def list(self, request: web.Request, plural: str, namespace: str | None) -> web.Response:
@@ -264,12 +300,45 @@ class _Handlers:
         return web.Response(body=data, headers={"Content-Type": "text/plain; charset=utf-8"})
 
 
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def apply_json_patch(target: dict[str, Any], ops: list[Any]) -> dict[str, Any]:
+    """RFC 6902 `add`, `replace` and `remove` on object paths (what a cordon patch uses)."""
+    doc = json.loads(json.dumps(target))
+    for op in ops:
+        *parents, last = [p.replace("~1", "/").replace("~0", "~") for p in str(op["path"]).split("/")[1:]]
+        node = doc
+        for part in parents:
+            node = node[part] if op["op"] != "add" else node.setdefault(part, {})
+        if op["op"] in ("add", "replace"):
+            if op["op"] == "replace" and last not in node:
+                raise KeyError(op["path"])
+            node[last] = op["value"]
+        elif op["op"] == "remove":
+            del node[last]
+        else:
+            raise ValueError(f"unsupported op {op['op']!r}")
+    return doc
+
+
 def build_app(store: Store, stopping: threading.Event) -> web.Application:
     h = _Handlers(store, stopping)
     app = web.Application()
     for slash in ("", "/"):
         app.router.add_get("/api" + slash, h.api_versions)
         app.router.add_get("/apis" + slash, h.api_groups)
+    app.router.add_patch("/api/v1/nodes/{name}", h.patch_node)
     app.router.add_get("/api/v1{rest:(/.*)?}", h.core)
     app.router.add_get("/apis/{group}/{version}{rest:(/.*)?}", h.grouped)
     return app

@@ -29,7 +29,13 @@ channel → `channel_not_found`; >50 or malformed blocks → `invalid_blocks`; t
 `include_all_metadata`), chat.update, chat.postEphemeral (kept in `slack.ephemerals`),
 conversations.replies, conversations.history (newest first), files.getUploadURLExternal (an absolute
 upload_url on this server) + the upload POST + files.completeUploadExternal (shares the file as a
-message in the thread; content in `slack.files[id]["content"]`), apps.connections.open (a ws:// URL).
+message in the thread; content in `slack.files[id]["content"]`), apps.connections.open (a ws:// URL),
+views.open / views.update (the view checked as Slack does: type `modal`, plain_text title/submit/close
+of at most 24 characters, submit required with an input block, at most 100 valid blocks, else
+`invalid_arguments`; views.open spends a trigger_id from `slack.trigger_id()` once, within
+`slack.workspace.trigger_ttl` = 3 s, else `invalid_trigger_id` / `exchanged_trigger_id` /
+`expired_trigger_id`; open modals in `slack.workspace.views`). `payloads.block_actions(...)` and
+`payloads.view_submission(...)` build the interaction payloads Slack sends for a button and a modal.
 
 Faults: `slack.fail_next(n, status=429, retry_after=1, method=...)` (429 with Retry-After, or 500),
 `slack.error_next("fatal_error", n, method=...)`, `slack.hang_next(seconds, n, method=...)`.

@@ -126,3 +126,77 @@ def envelope(kind: str, payload: dict[str, Any], *, retry_attempt: int = 0) -> d
         "retry_attempt": retry_attempt,
         "retry_reason": "timeout" if retry_attempt else "",
     }
+
+
+def block_actions(
+    message: dict[str, Any],
+    element: dict[str, Any],
+    *,
+    block_id: str,
+    channel: str,
+    root_ts: str,
+    user_id: str,
+    trigger_id: str,
+    team_id: str = "T0DENPEX",
+    app_id: str = "A0DENPEX",
+    username: str = "alice",
+) -> dict[str, Any]:
+    """The `block_actions` payload Slack sends when a button in a thread reply is pressed (posted to
+    the app as `payload=<json>` in a form body)."""
+    action = {
+        "action_id": element["action_id"],
+        "block_id": block_id,
+        "value": element.get("value", ""),
+        "type": element.get("type", "button"),
+        "action_ts": f"{time.time():.6f}",
+        "text": element.get("text"),
+    }
+    if element.get("style"):  # Slack names the style only when the button has one
+        action["style"] = element["style"]
+    return {
+        "type": "block_actions",
+        "team": {"id": team_id, "domain": "denpex-test"},
+        "user": {"id": user_id, "username": username, "name": username, "team_id": team_id},
+        "api_app_id": app_id,
+        "token": "legacy-verification-token",
+        "container": {
+            "type": "message",
+            "message_ts": message["ts"],
+            "channel_id": channel,
+            "is_ephemeral": False,
+            "thread_ts": root_ts,
+        },
+        "trigger_id": trigger_id,
+        "channel": {"id": channel, "name": "denpex-alerts"},
+        "message": {**message, "thread_ts": root_ts},
+        "response_url": "",
+        "actions": [action],
+    }
+
+
+def view_submission(
+    view: dict[str, Any],
+    values: dict[str, dict[str, str]],
+    *,
+    user_id: str,
+    team_id: str = "T0DENPEX",
+    app_id: str = "A0DENPEX",
+    username: str = "alice",
+) -> dict[str, Any]:
+    """The `view_submission` payload of a modal the fake opened (`view` as views.open returned it),
+    with `values` as {block_id: {action_id: typed text}} of its plain_text_input elements."""
+    state = {
+        block: {action: {"type": "plain_text_input", "value": text} for action, text in fields.items()}
+        for block, fields in values.items()
+    }
+    return {
+        "type": "view_submission",
+        "team": {"id": team_id, "domain": "denpex-test"},
+        "user": {"id": user_id, "username": username, "name": username, "team_id": team_id},
+        "api_app_id": app_id,
+        "token": "legacy-verification-token",
+        "trigger_id": f"{int(time.time())}.{uuid.uuid4().int % 10**12}.{uuid.uuid4().hex}",
+        "view": {**view, "state": {"values": state}},
+        "response_urls": [],
+        "is_enterprise_install": False,
+    }

@@ -202,6 +202,8 @@ class FakeSlack(Inspection):
             "conversations.history": (BOT, w.conversations_history),
             "files.getUploadURLExternal": (BOT, lambda p: w.files_get_upload_url(p, root_url=self.root_url)),
             "files.completeUploadExternal": (BOT, w.files_complete_upload),
+            "views.open": (BOT, w.views_open),
+            "views.update": (BOT, w.views_update),
             "apps.connections.open": (APP, self._connections_open),
         }
 
@@ -264,6 +266,10 @@ class FakeSlack(Inspection):
         with self._lock:
             self.responses.append({"id": request.match_info["rid"], **body})
         return web.Response(text="ok")
+
+    def trigger_id(self) -> str:
+        """A trigger_id for an interaction payload; views.open accepts it once, within 3 s."""
+        return self.workspace.issue_trigger()
 
     def response_url(self) -> str:
         """A response_url for a slash command; what the app posts there lands in `responses`."""

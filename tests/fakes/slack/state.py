@@ -15,7 +15,10 @@ import time
 import uuid
 from typing import Any
 
-from tests.fakes.slack.validation import SlackError, parse_json_field, validate_message
+from tests.fakes.slack.validation import SlackError, parse_json_field, validate_message, validate_view
+
+#: seconds a trigger_id can open a modal after the interaction that carried it (Slack: 3 s)
+TRIGGER_TTL = 3.0
 
 
 def _truthy(value: Any) -> bool:
@@ -60,6 +63,11 @@ class Workspace:
         self.messages: dict[str, list[dict[str, Any]]] = {}
         self.ephemerals: list[dict[str, Any]] = []
         self.files: dict[str, dict[str, Any]] = {}
+        #: open modals by view id (views.open / views.update)
+        self.views: dict[str, dict[str, Any]] = {}
+        #: trigger_id → (issued at, used): what `issue_trigger` handed out, for views.open
+        self.triggers: dict[str, tuple[float, bool]] = {}
+        self.trigger_ttl = TRIGGER_TTL
         self._last_ts = 0.0
 
     # ----------------------------------------------------------------- helpers
@@ -267,6 +275,70 @@ class Workspace:
                 message["thread_ts"] = thread_ts
             self._store(channel, {k: v for k, v in message.items() if v is not None})
         return {"files": done}
+
+    def issue_trigger(self) -> str:
+        """A trigger_id as Slack puts in an interaction payload (`<ts>.<n>.<hex>`), valid once, for
+        `trigger_ttl` seconds."""
+        trigger = f"{int(time.time())}.{uuid.uuid4().int % 10**12}.{uuid.uuid4().hex}"
+        with self.lock:
+            self.triggers[trigger] = (time.monotonic(), False)
+        return trigger
+
+    def _take_trigger(self, value: Any) -> None:
+        trigger = str(value or "")
+        if not trigger:
+            raise SlackError("invalid_arguments", ["[ERROR] missing required field: trigger_id"])
+        with self.lock:
+            issued = self.triggers.get(trigger)
+            if issued is None:
+                raise SlackError("invalid_trigger_id")
+            if issued[1]:
+                raise SlackError("exchanged_trigger_id")
+            if time.monotonic() - issued[0] > self.trigger_ttl:
+                raise SlackError("expired_trigger_id")
+            self.triggers[trigger] = (issued[0], True)
+
+    def _view(self, view: dict[str, Any], view_id: str, previous: dict[str, Any] | None) -> dict[str, Any]:
+        keep = ("type", "title", "submit", "close", "blocks")
+        return {
+            "id": view_id,
+            "team_id": self.team_id,
+            **{k: copy.deepcopy(view.get(k)) for k in keep if view.get(k) is not None},
+            "private_metadata": str(view.get("private_metadata") or ""),
+            "callback_id": str(view.get("callback_id") or ""),
+            "external_id": str(view.get("external_id") or ""),
+            "state": {"values": {}},
+            "hash": f"{int(time.time())}.{uuid.uuid4().hex[:8]}",
+            "clear_on_close": bool(view.get("clear_on_close", False)),
+            "notify_on_close": bool(view.get("notify_on_close", False)),
+            "root_view_id": (previous or {}).get("root_view_id") or view_id,
+            "previous_view_id": None,
+            "app_id": self.app_id,
+            "bot_id": self.bot_id,
+        }
+
+    def views_open(self, p: dict[str, Any]) -> dict[str, Any]:
+        view = validate_view(p.get("view"))  # Slack checks the view before it spends the trigger
+        self._take_trigger(p.get("trigger_id"))
+        view_id = "V" + uuid.uuid4().hex[:10].upper()
+        stored = self._view(view, view_id, None)
+        with self.lock:
+            self.views[view_id] = stored
+        return {"view": copy.deepcopy(stored)}
+
+    def views_update(self, p: dict[str, Any]) -> dict[str, Any]:
+        view = validate_view(p.get("view"))
+        with self.lock:
+            view_id = str(p.get("view_id") or "")
+            if not view_id and p.get("external_id"):
+                view_id = next((v for v, o in self.views.items() if o["external_id"] == p["external_id"]), "")
+            old = self.views.get(view_id)
+            if old is None:
+                raise SlackError("not_found")
+            if p.get("hash") and p["hash"] != old["hash"]:
+                raise SlackError("hash_conflict")
+            self.views[view_id] = self._view(view, view_id, old)
+            return {"view": copy.deepcopy(self.views[view_id])}
 
     def file_text(self, file_id: str) -> str:
         with self.lock:

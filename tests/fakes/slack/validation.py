@@ -88,3 +88,54 @@ def validate_message(params: dict[str, Any]) -> tuple[str, list[dict[str, Any]] 
     if not text and not blocks and not params.get("attachments"):
         raise SlackError("no_text")
     return text, blocks
+
+
+#: Slack's limits on a modal (views.open / views.update)
+MAX_VIEW_BLOCKS = 100
+MAX_VIEW_TITLE = 24
+MAX_PRIVATE_METADATA = 3000
+MAX_CALLBACK_ID = 255
+
+
+def _plain_text(view: dict[str, Any], key: str, *, required: bool) -> str | None:
+    value = view.get(key)
+    if value is None:
+        return f"[ERROR] missing required field: {key} [json-pointer:/view/{key}]" if required else None
+    if not isinstance(value, dict) or value.get("type") != "plain_text":
+        return f"[ERROR] must be a plain_text object [json-pointer:/view/{key}]"
+    if not isinstance(value.get("text"), str):
+        return f"[ERROR] must be a plain_text object [json-pointer:/view/{key}]"
+    if not value["text"] or len(value["text"]) > MAX_VIEW_TITLE:
+        return f"[ERROR] must be less than {MAX_VIEW_TITLE + 1} characters [json-pointer:/view/{key}/text]"
+    return None
+
+
+def validate_view(value: Any) -> dict[str, Any]:
+    """A modal as views.open / views.update check it; the parsed view, or the `invalid_arguments`
+    Slack answers (its messages name the JSON pointer of each problem)."""
+    view = parse_json_field(value, error="invalid_arguments")
+    if not isinstance(view, dict):
+        raise SlackError("invalid_arguments", ["[ERROR] view must be an object [json-pointer:/view]"])
+    problems: list[str] = []
+    if view.get("type") != "modal":
+        problems.append("[ERROR] must be 'modal' [json-pointer:/view/type]")
+    blocks = view.get("blocks")
+    if not isinstance(blocks, list):
+        problems.append("[ERROR] missing required field: blocks [json-pointer:/view/blocks]")
+        blocks = []
+    elif len(blocks) > MAX_VIEW_BLOCKS:
+        problems.append(f"[ERROR] no more than {MAX_VIEW_BLOCKS} items allowed [json-pointer:/view/blocks]")
+    has_input = any(isinstance(b, dict) and b.get("type") == "input" for b in blocks)
+    for key, required in (("title", True), ("submit", has_input), ("close", False)):
+        if (problem := _plain_text(view, key, required=required)) is not None:
+            problems.append(problem)
+    for index, block in enumerate(blocks):
+        if (problem := _check_block(index, block)) is not None:
+            problems.append(problem.replace("/blocks/", "/view/blocks/"))
+    if len(str(view.get("private_metadata") or "")) > MAX_PRIVATE_METADATA:
+        problems.append("[ERROR] must be less than 3001 characters [json-pointer:/view/private_metadata]")
+    if len(str(view.get("callback_id") or "")) > MAX_CALLBACK_ID:
+        problems.append("[ERROR] must be less than 256 characters [json-pointer:/view/callback_id]")
+    if problems:
+        raise SlackError("invalid_arguments", problems)
+    return view

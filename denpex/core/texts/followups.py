@@ -1,0 +1,164 @@
+"""Follow-up answer sentences about the user's code, the other ranks and how to dig further.
+
+Plain sentences (the Slack renderer escapes them); `knowledge.answer_code` and
+`knowledge.answer_overview` fill in this job's facts. The rest of the follow-up texts are in `slack.py`.
+"""
+
+from __future__ import annotations
+
+
+def user_frame(rank: int, path: str, line: int, func: str, code: str, inside: str) -> str:
+    shown = f": `{code}`" if code else ""
+    below = f" It failed below that, inside {inside}." if inside else ""
+    return f"Rank {rank}'s deepest frame in your code: `{path}` line {line}, in `{func}`{shown}.{below}"
+
+
+def inside(func: str, package: str) -> str:
+    return f"`{func}` ({package})" if package else f"`{func}`"
+
+
+def no_user_frame(rank: int, has_traceback: bool) -> str:
+    if has_traceback:
+        return f"Rank {rank}'s saved traceback lines are all library frames; none is from your code."
+    return (
+        f"Rank {rank}'s saved lines hold no traceback, so no line of your code is named: "
+        "it ended without a Python exception of its own."
+    )
+
+
+def last_line(source: str, text: str) -> str:
+    return f"Its last line ({source}): `{text}`."
+
+
+def traceback_of(rank: int, source: str) -> str:
+    return f"Rank {rank}'s traceback ({source}):"
+
+
+def collectives(rows: list[str]) -> str:
+    return "From their tracebacks: " + "; ".join(rows) + "."
+
+
+def collective_row(ranks: str, op: str, where: str) -> str:
+    word = "rank" if "," not in ranks and "-" not in ranks else "ranks"
+    return f"{word} {ranks} in `{op}`" + (f" ({where})" if where else "")
+
+
+def mismatch(rank: int, op: str, others: str, their_op: str) -> str:
+    return (
+        f"Rank {rank}'s traceback is in `{op}` while rank(s) {others} are in `{their_op}`: "
+        "different collectives, a desync."
+    )
+
+
+def summary(title: str, lead: str) -> str:
+    return f"*{title}*. {lead}" if title else lead
+
+
+def others(count: int, ranks: str, rank: int | None, example: str) -> str:
+    who = f" of rank {rank}" if rank is not None else ""
+    return f"The other {count} failing rank(s) ({ranks}) were collateral{who}. {example}"
+
+
+def verdict(title: str, confidence: float, rank: int) -> str:
+    return f"The verdict is *{title}* ({confidence:.2f}), started by rank {rank}."
+
+
+def started_here(rank: int, what: str, step: str) -> str:
+    return f"In this job rank {rank} started it ({what}{step})."
+
+
+def debug_lead(what: str, rank: int | None) -> str:
+    on = f" on rank {rank}" if rank is not None else ""
+    return f"To see more the next time ({what}{on}), run with:"
+
+
+def no_step(rank: int, other: str) -> str:
+    return f"No step number is in rank {rank}'s saved lines{other}."
+
+
+def other_step(step: int, rank: int) -> str:
+    return f"; the last step any rank logged is {step} (rank {rank})"
+
+
+def saving_file(name: str, source: str) -> str:
+    return f"; the checkpoint being written is `{name}` ({source})"
+
+
+def not_this_rank(rank: int, role: str, culprit: int | None) -> str:
+    owner = f" The memory error was rank {culprit}'s:" if culprit is not None else ""
+    return f"Rank {rank} has no memory error of its own: it was {SHORT_ROLE.get(role, role)}.{owner}"
+
+
+SHORT_ROLE = {"collateral": "collateral", "healthy": "not failing", "missing": "missing from the logs"}
+
+
+def hang(ranks: str, culprit: int | None, wait: str, gap: str) -> str:
+    on = f" on rank {culprit}" if culprit is not None else ""
+    how = f": {wait}" if wait else ""
+    after = f" They failed {gap} after it." if gap else ""
+    return f"Ranks {ranks} waited{on}{how}.{after}"
+
+
+def batch_line(rank: int, source: str, text: str) -> str:
+    return f"Rank {rank}'s last line about its batch before it failed ({source}): `{text}`."
+
+
+def partial_checkpoint(rank: int, name: str) -> str:
+    what = f"`{name}`" if name else "the checkpoint it was writing"
+    return (
+        f"The save did not finish on rank {rank}, so {what} may be missing or partial: "
+        "check that it loads, or resume from the one before."
+    )
+
+
+HISTORY_UNKNOWN = "I can't tell whether *{title}* happened before: the incident history could not be read."
+
+#: "what changed since yesterday?": only this run's logs are read, so no diff is made up
+ONLY_THIS_RUN = (
+    "I only read this run's logs, not an earlier run's, so I can't say what changed; this run shows:"
+)
+#: "can we resume from the last checkpoint?": what resuming replays, after the restart verdict
+RESUME = (
+    "Resuming from the last saved checkpoint re-runs the steps after it{step}, so it meets the same "
+    "cause again unless that is dealt with first."
+)
+#: a question with a second ask: the first is answered, the second offered as its own question
+ALSO_ASKED = "You also asked _{ask}_ — ask it on its own and I'll answer that too."
+
+
+def compare_times(first: int, first_at: str, second: int, second_at: str, gap: str) -> str:
+    """Two ranks' first failures, earlier one first ("did rank 3 die before or after rank 5?")."""
+    if not gap:
+        return f"Rank {first} and rank {second} failed at the same time{first_at}."
+    return f"Rank {first} failed first{first_at}; rank {second} {gap} later{second_at}."
+
+
+def launcher_stopped(ranks: str, code: int, signal: str) -> str:
+    """The collateral ranks' end by the launcher's failure summary ("why did the rest get SIGTERM'd?")."""
+    return (
+        f"The launcher's failure summary shows rank(s) {ranks} ended with exit code {code} ({signal}): "
+        "the launcher stops the remaining workers once one fails."
+    )
+
+
+def memory_kind(host: bool, contrast: bool = True) -> str:
+    if host:
+        return "It was host (system) RAM, not GPU memory." if contrast else "It was host (system) RAM."
+    return "It was GPU memory (the device's), not host RAM." if contrast else "It was GPU memory."
+
+
+def victim_of(rank: int, what: str, when: str, gap: str) -> str:
+    earlier = f", {gap} earlier" if gap else ""
+    return f"a victim of rank {rank} ({what}{when}{earlier})"
+
+
+def complaint(who: str, rank: int | None, source: str, text: str) -> str:
+    by = f"rank {rank}'s " if rank is not None else "the "
+    return f"What {who} says ({by}line {source}): `{text}`."
+
+
+def complaint_none(who: str) -> str:
+    return f"No line of this job's evidence comes from {who}; the failure's own lines are below."
+
+
+COMPLAINT_MEANS = "What it means:"

@@ -1,0 +1,258 @@
+"""Answers from a rank's own traceback: where in the user's code it failed, its stack, the collective
+each rank was in.
+
+"Where in my code did it fail?" wants the user's frame (`train.py` line 142, in `reduce_metric`),
+not the library's error line, so the traceback lines the diagnosis saved for a rank (its tail and its
+evidence) are read here: the deepest frame outside site-packages is the user's, the innermost
+`torch.distributed` frame names the collective it was blocked in. Ranks in different collectives
+are a desync even when the only errors are the backend's own timeouts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
+from knowledge import answer_facts
+from knowledge.answer_types import Ctx, Reply, reply
+from knowledge.answer_types import rank_list as rl
+from knowledge.intents import Match
+from knowledge.jobfacts_answers import RankView
+from knowledge.lines import parse_rank
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+_LIBRARY = re.compile(r"/(?:site-packages|dist-packages)/|/lib/python\d[\d.]*/|^<|^/usr/lib/")
+_PREFIX = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\s*")
+_PACKAGE = re.compile(r"/(?:site|dist)-packages/([\w.]+(?:/[\w.]+)?)/")
+#: the torch.distributed calls a rank can block in (the innermost frame's function)
+COLLECTIVES = frozenset(
+    [
+        "all_reduce",
+        "broadcast",
+        "all_gather",
+        "all_gather_into_tensor",
+        "reduce_scatter",
+        "reduce_scatter_tensor",
+        "barrier",
+        "all_to_all",
+        "all_to_all_single",
+        "gather",
+        "scatter",
+        "reduce",
+        "send",
+        "recv",
+        "all_gather_object",
+        "broadcast_object_list",
+        "gather_object",
+        "scatter_object_list",
+        "monitored_barrier",
+    ]
+)
+#: questions after the user's code, not the library's lines
+CODE_QUESTION = re.compile(
+    r"\b(?:my|our|the user|your) (?:code|script|function|model|training loop)\b"
+    r"|\bwhich (?:line|file|function)\b|\bline of (?:my |the |our )?(?:code|script)\b"
+    r"|\bwhat (?:line|function)\b"
+)
+STACK_QUESTION = re.compile(r"\b(?:stack|traceback|trace|backtrace|frames?)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    line: EvidenceLine
+    path: str
+    number: int
+    func: str
+
+    @property
+    def user(self) -> bool:
+        return _LIBRARY.search(self.path) is None
+
+
+def _clean(text: str) -> str:
+    return _PREFIX.sub("", text).strip()
+
+
+def rank_lines(c: Ctx, rank: int) -> dict[str, list[EvidenceLine]]:
+    """Every saved line the rank wrote (its tail, combined logs' lines with its prefix, its evidence),
+    by source, in line order."""
+    out: dict[str, dict[int, EvidenceLine]] = {}
+    ini = c.view.initiating
+    pools: list[tuple[list[EvidenceLine], bool]] = [(t.lines, t.rank == rank) for t in c.d.tails]
+    pools.append((c.view.evidence, ini is not None and ini.rank == rank))
+    for lines, own in pools:
+        for ln in lines:
+            info = parse_rank(ln.text)  # `[default0]:` alone is a local rank: not this rank's line
+            if info.rank == rank or (own and info.rank is None and info.local is None):
+                out.setdefault(ln.source, {})[ln.line] = ln
+    return {src: [by[n] for n in sorted(by)] for src, by in sorted(out.items())}
+
+
+def _frames(lines: list[EvidenceLine]) -> list[Frame]:
+    out = []
+    for ln in lines:
+        m = _FRAME.search(ln.text)
+        if m:
+            out.append(Frame(ln, m.group(1), int(m.group(2)), m.group(3)))
+    return out
+
+
+def traceback(c: Ctx, rank: int) -> tuple[str, list[Frame], list[EvidenceLine]]:
+    """The rank's fullest saved traceback: its source, frames and lines (empty when it has none)."""
+    best: tuple[str, list[Frame], list[EvidenceLine]] = ("", [], [])
+    for source, lines in rank_lines(c, rank).items():
+        frames = _frames(lines)
+        users = sum(f.user for f in frames)
+        if frames and (users, len(frames)) > (sum(f.user for f in best[1]), len(best[1])):
+            best = (source, frames, lines)
+    return best
+
+
+def user_frame(c: Ctx, rank: int) -> tuple[Frame, str, str] | None:
+    """The deepest frame of the user's code, its source line, and the library call it failed inside."""
+    _, frames, lines = traceback(c, rank)
+    users = [f for f in frames if f.user]
+    if not users:
+        return None
+    deepest = users[-1]
+    after = [ln for ln in lines if ln.line == deepest.line.line + 1]
+    code = _clean(after[0].text) if after and not _FRAME.search(after[0].text) else ""
+    below = [f for f in frames if not f.user and f.line.line > deepest.line.line]
+    inner = ""
+    if below:
+        pkg = _PACKAGE.search(below[-1].path)
+        inner = tf.inside(below[-1].func, pkg.group(1) if pkg else "")
+    return deepest, code, inner
+
+
+def where_in_code(c: Ctx, m: Match) -> Reply | None:
+    r = _rank(c, m)
+    if r is None:
+        return None
+    found = user_frame(c, r.rank)
+    if found is None:
+        _, frames, _ = traceback(c, r.rank)
+        lines = [x for x in (r.first_line, _last(c, r)) if x is not None]
+        return reply("code", tf.no_user_frame(r.rank, bool(frames)), _unique(lines))
+    frame, code, inner = found
+    lead = tf.user_frame(r.rank, frame.path, frame.number, frame.func, code, inner)
+    shown = [
+        frame.line,
+        *[ln for src in rank_lines(c, r.rank).values() for ln in src if _is_code_of(ln, frame)],
+    ]
+    if r.first_line is not None:
+        shown.append(r.first_line)
+    return reply("code", lead, _unique(shown))
+
+
+def stack(c: Ctx, m: Match) -> Reply | None:
+    """The rank's saved traceback, led by the user's deepest frame; None when it has none saved."""
+    r = _rank(c, m)
+    if r is None:
+        return None
+    source, frames, lines = traceback(c, r.rank)
+    if not frames:
+        return None
+    start = frames[0].line.line - 1
+    shown = [ln for ln in lines if ln.line >= start and not _clean(ln.text).startswith("^")]
+    lead = tf.traceback_of(r.rank, source)
+    found = user_frame(c, r.rank)
+    if found is not None:
+        frame, code, inner = found
+        lead += " " + tf.user_frame(r.rank, frame.path, frame.number, frame.func, code, inner)
+    return reply("show_lines", lead, shown[-answer_facts.TAIL_LINES :])
+
+
+def show_lines(c: Ctx, m: Match) -> Reply | None:
+    """A stack asked for gets the rank's traceback; anything else (or no traceback) the saved lines."""
+    if CODE_QUESTION.search(m.text):
+        return where_in_code(c, m)
+    if STACK_QUESTION.search(m.text) and (got := stack(c, m)) is not None:
+        return got
+    return answer_facts.show_lines(c, m)
+
+
+def collective_of(c: Ctx, rank: int) -> tuple[str, str] | None:
+    """The collective a rank's traceback is blocked in, and where the user's code called it."""
+    _, frames, _ = traceback(c, rank)
+    ops = [f for f in frames if f.func in COLLECTIVES and "distributed" in f.path]
+    if not ops:
+        return None
+    users = [f for f in frames if f.user and f.line.line < ops[-1].line.line]
+    where = f"{users[-1].path.rsplit('/', 1)[-1]} line {users[-1].number}" if users else ""
+    return ops[-1].func, where
+
+
+def collective_rows(c: Ctx) -> tuple[list[str], str]:
+    """Per collective, the ranks whose tracebacks are in it; and a desync sentence when one rank's
+    collective differs from all the others'."""
+    by_op: dict[tuple[str, str], list[int]] = {}
+    for rank in sorted(c.view.ranks):
+        got = collective_of(c, rank)
+        if got is not None:
+            by_op.setdefault(got, []).append(rank)
+    rows = [tf.collective_row(rl(ranks), op, where) for (op, where), ranks in by_op.items()]
+    ops: dict[str, list[int]] = {}
+    for (op, _), ranks in by_op.items():
+        ops.setdefault(op, []).extend(ranks)
+    odd = ""
+    if len(ops) == 2:
+        (a, ra), (b, rb) = sorted(ops.items(), key=lambda kv: len(kv[1]))
+        if len(ra) == 1 and len(rb) > 1:
+            odd = tf.mismatch(ra[0], a, rl(rb), b)
+    return rows, odd
+
+
+def desync_note(c: Ctx) -> str:
+    """The desync the tracebacks show, if any (only for a collective failure: elsewhere it is noise)."""
+    if not c.view.category.startswith("nccl"):
+        return ""
+    return collective_rows(c)[1]
+
+
+_BATCH = re.compile(
+    r"\b(?:batch (?:of|size)|seq(?:uence)?[_ ]len(?:gth)?|max_seq_len|longest sample|micro[_ ]?batch)\b", re.I
+)
+
+
+def batch(c: Ctx, m: Match) -> Reply | None:
+    """The last line the rank printed about its batch (size, sequence length) before it failed."""
+    r = _rank(c, m)
+    if r is None:
+        return None
+    found = [ln for src in rank_lines(c, r.rank).values() for ln in src if _BATCH.search(ln.text)]
+    if not found:
+        return None
+    last = found[-1]
+    return reply("batch", tf.batch_line(r.rank, f"{last.source}:{last.line}", _clean(last.text)), [last])
+
+
+def _rank(c: Ctx, m: Match) -> RankView | None:
+    return c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
+
+
+def _last(c: Ctx, r: RankView) -> EvidenceLine | None:
+    lines = [ln for src in rank_lines(c, r.rank).values() for ln in src]
+    own = [t for t in c.d.tails if t.rank == r.rank]
+    if own and own[0].lines:
+        return own[0].lines[-1]
+    return lines[-1] if lines else None
+
+
+def _is_code_of(ln: EvidenceLine, frame: Frame) -> bool:
+    return ln.source == frame.line.source and ln.line == frame.line.line + 1 and not _FRAME.search(ln.text)
+
+
+def _unique(lines: list[EvidenceLine]) -> list[EvidenceLine]:
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for ln in lines:
+        if (ln.source, ln.line) not in seen:
+            seen.add((ln.source, ln.line))
+            out.append(ln)
+    return out
+
+
+__all__ = ["batch", "collective_rows", "desync_note", "show_lines", "stack", "user_frame", "where_in_code"]

@@ -1,0 +1,123 @@
+"""The memory answer: the figures of this job's memory error, and which memory it was.
+
+"how much did it try to grab", "was it GPU memory or system RAM": a CUDA OOM's asked/free/short
+figures, a kernel OOM kill's victim and resident size, a host allocator failure's size. Which kind of
+memory ran out is said outright (host RAM or GPU memory), first when the question offers a choice,
+since people mix the two up and the fix differs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
+from denpex.core.texts import slack as t
+from knowledge import evidence_numbers as num
+from knowledge.answer_types import Ctx, Reply, gib, reply
+from knowledge.intents import Match
+from knowledge.jobfacts_answers import JobView, RankView, rank_numbers
+from knowledge.wording import phase_words
+
+#: a question naming a kind of memory: on the GPU, or the host's
+_GPU_KIND = re.compile(r"\b(?:gpu|vram|cuda|device|hbm)\b")
+_HOST_KIND = re.compile(r"\b(?:host|system|cpu|ram|dram|rss|kernel)\b")
+_CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b")
+_HOST_CATEGORIES = frozenset({"host_oom", "cpu_oom_checkpoint"})
+
+
+def _target(c: Ctx, m: Match) -> RankView | None:
+    return c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
+
+
+def _doing(r: RankView) -> str:
+    return f" while {phase_words(r.phase)}" if r.phase else ""
+
+
+def kind(c: Ctx, nums: num.Numbers) -> str | None:
+    """Which memory ran out: "gpu" (a CUDA OOM), "host" (a kernel kill, a CPU allocator), else None."""
+    if nums.oom is not None:
+        return "gpu"
+    if nums.kill is not None or nums.host is not None or c.view.category in _HOST_CATEGORIES:
+        return "host"
+    return None
+
+
+def with_kind(c: Ctx, m: Match, base: Reply, nums: num.Numbers) -> Reply:
+    """The kind of memory said outright: first, against the other kind, when asked "GPU or system
+    memory?"; else (a host failure whose figures do not say it) after the figures."""
+    which = kind(c, nums)
+    if which is None:
+        return base
+    named = bool(_GPU_KIND.search(m.text)) + bool(_HOST_KIND.search(m.text))
+    if _CHOICE.search(m.text) and named:
+        lead = f"{tf.memory_kind(which == 'host')} {base.lead}"
+    elif which == "host" and not re.search(r"\bhost\b|\bsystem\b|\bRAM\b", base.lead):
+        lead = f"{base.lead} {tf.memory_kind(True, contrast=False)}"  # unasked: no GPU to deny
+    else:
+        return base
+    return reply("memory", lead, base.lines)
+
+
+def _numbers(c: Ctx, m: Match) -> tuple[num.Numbers, RankView | None]:
+    """The memory figures asked about: this rank's, else (it has none) the initiating rank's."""
+    v = c.view
+    r = _target(c, m) or v.initiating
+    nums = rank_numbers(v, r) if r is not None else v.numbers
+    if nums.oom is None and nums.kill is None and nums.host is None:
+        return v.numbers, v.initiating
+    return nums, r
+
+
+def memory(c: Ctx, m: Match) -> Reply | None:
+    """The figures of the memory error and what they imply, with the kind of memory that ran out."""
+    nums, _ = _numbers(c, m)
+    return with_kind(c, m, _figures(c, m), nums)
+
+
+def _figures(c: Ctx, m: Match) -> Reply:
+    v = c.view
+    nums, r = _numbers(c, m)
+    who = f"Rank {r.rank}" if r is not None else "The failing rank"
+    shown = _shown(v, r)
+    if nums.oom is not None:
+        return reply("memory", _oom_lead(who, nums.oom[0]), shown(nums.oom[1]))
+    if nums.kill is not None:
+        k = nums.kill[0]
+        victim = f"rank {r.rank}'s process, " if r is not None else ""
+        rss = f" with {gib(k.anon_rss_gib)} resident (anon-rss)" if k.anon_rss_gib is not None else ""
+        lead = t.oom_kill_figures(victim, k.pid, k.process, rss, r.node if r is not None else None)
+        return reply("memory", lead, shown(nums.kill[1]))
+    if nums.host is not None:
+        lead = t.host_alloc_figures(who, _doing(r) if r else "", _size(nums.host[0]))
+        return reply("memory", lead, shown(nums.host[1]))
+    if v.category in ("host_oom", "cpu_oom_checkpoint"):
+        return reply("memory", t.host_oom_line(who, _doing(r) if r else ""), v.evidence[:2])
+    return reply("memory", t.no_memory_figures(t.category_words(v.category)), v.key_line())
+
+
+def _oom_lead(who: str, o: num.CudaOom) -> str:
+    gpu = f"GPU {o.gpu}" if o.gpu is not None else "its GPU"
+    total = f" ({gib(o.total_gib)} total)" if o.total_gib is not None else ""
+    lead = t.oom_figures(who, gib(o.asked_gib), gib(o.free_gib), gpu, total, gib(o.short_gib))
+    if o.reserved_unallocated_gib is not None and o.short_gib is not None:
+        covers = o.reserved_unallocated_gib >= o.short_gib
+        lead += " " + t.oom_reserved(gib(o.by_torch_gib), gib(o.reserved_unallocated_gib), covers)
+    return lead
+
+
+def _shown(v: JobView, r: RankView | None) -> Callable[[int], list[EvidenceLine]]:
+    """The line a figure came from: an evidence line (initiating rank) or the rank's first line."""
+
+    def line(index: int) -> list[EvidenceLine]:
+        if r is None or r.role == "initiating":
+            found = v.evidence_line(index)
+            return [found] if found is not None else []
+        return [r.first_line] if r.first_line is not None else []
+
+    return line
+
+
+def _size(value: float) -> str:
+    return gib(value) if value >= 1 else f"{value * 1024:.0f} MiB"

@@ -36,13 +36,13 @@ from tests.pipeline.conftest import (
     make_settings,
     signed,
     slack_env,
-    wait_async,
+    wait_progress,
     worker_env,
 )
 from tests.pipeline.test_redis_restart import PersistentRedis
 from workers.quota import Quota
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(300)  # the waits below fail on a stall, not on a slow machine
 BURST = 50
 
 
@@ -147,14 +147,8 @@ async def test_burst_of_50_with_redis_restart_loses_nothing(
         retried = sum(1 for log in answers.values() if len(log) > 1)
         assert retried, "the restart happened during the burst: some senders had to retry"
 
-        await wait_async(
-            lambda: diagnosed_count(aof_redis.url) >= BURST, 45, "every job diagnosed\n" + procs.output()
-        )
-
-        def all_posted() -> bool:
-            return len(fake_slack.roots("C0ALERTS")) >= BURST
-
-        await wait_async(all_posted, 20, "every job posted\n" + procs.output())
+        await wait_progress(lambda: diagnosed_count(aof_redis.url), BURST, 45, "every job diagnosed")
+        await wait_progress(lambda: len(fake_slack.roots("C0ALERTS")), BURST, 30, "every job posted")
         await asyncio.sleep(1.0)  # time for any duplicate to show up
         threads = posted_threads(fake_slack)
         assert sorted(threads) == sorted(f"files:ci:{j}" for j in jobs)

@@ -33,12 +33,9 @@ def indexed_oom_job(
     """An Indexed Job of `n` pods: pod `oom` OOMKilled (exit 137), the rest NCCL watchdog timeouts."""
     for i in range(n):
         kube.put("nodes", o.node(f"gpu-{i:02d}"))
-    job = kube.put(
-        "jobs",
-        o.indexed_job(
-            name, n, namespace=namespace, failed="BackoffLimitExceeded" if failed else None, start=T0
-        ),
-    )
+    # as the job controller does it: the Job runs, its pods end, and only then is it marked Failed (a
+    # Failed Job put before its pods would race the watcher's pod listing on a busy machine)
+    job = kube.put("jobs", o.indexed_job(name, n, namespace=namespace, start=T0))
     uid = job["metadata"]["uid"]
     for i in range(n):
         if i == oom:
@@ -79,4 +76,9 @@ def indexed_oom_job(
         "Nov 29 19:01:00 gpu-06 kernel: Memory cgroup out of memory: Killed process 4242 (python3) "
         "total-vm:98765432kB, anon-rss:81234567kB\n",
     )
+    if failed:
+        job = kube.put(
+            "jobs",
+            o.indexed_job(name, n, namespace=namespace, uid=uid, failed="BackoffLimitExceeded", start=T0),
+        )
     return job

@@ -201,6 +201,23 @@ async def wait_async(predicate: Callable[[], Any], timeout: float, what: str) ->
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+async def wait_progress(count: Callable[[], int], target: int, stall: float, what: str) -> int:
+    """Wait until `count()` reaches `target`, for as long as it keeps rising: fail only when it has not
+    moved for `stall` seconds. A busy machine makes the work slower, not wrong; a lost job stalls the
+    count for good, so the test still fails on what it is about and never on the machine's load."""
+    import asyncio
+
+    best, moved = count(), time.monotonic()
+    while best < target:
+        if time.monotonic() - moved > stall:
+            raise AssertionError(f"{what}: stuck at {best}/{target} for {stall} s")
+        await asyncio.sleep(0.1)
+        now = count()
+        if now > best:
+            best, moved = now, time.monotonic()
+    return best
+
+
 def slack_env(slack: Any) -> dict[str, str]:
     return {"SLACK_API_URL": slack.base_url, "SLACK_BOT_TOKEN": slack.bot_token, "DENPEX_CHANNEL": "C0ALERTS"}
 

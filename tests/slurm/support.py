@@ -147,7 +147,7 @@ class LockBusy(RuntimeError):
 
 
 @contextmanager
-def exclusive_lock(timeout: float = 240) -> Iterator[None]:
+def exclusive_lock(timeout: float = 900) -> Iterator[None]:
     """One Slurm test session per machine at a time (they share the daemons and hooks.env)."""
     fd = os.open(LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:

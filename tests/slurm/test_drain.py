@@ -39,10 +39,11 @@ def test_the_node_is_drained_with_the_reason_then_resumed(slurm_cluster: Cluster
 
 def test_an_unknown_node_is_a_drain_error_and_nothing_changes(slurm_cluster: Cluster) -> None:
     node = slurm_cluster.node
-    before = shown(node)["State"]
     try:
         with pytest.raises(DrainError, match="scontrol exited"):
             SlurmDrainer().drain(DrainRequest(node="no-such-node-77", reason=REASON))
-        assert shown(node)["State"] == before
+        # the drain flags, not the whole state: a loaded machine may flag slurmd NOT_RESPONDING a moment
+        after = shown(node)
+        assert "DRAIN" not in after["State"] and "denpex" not in after.get("Reason", ""), after
     finally:
         slurm_cluster.resume()

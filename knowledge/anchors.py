@@ -20,13 +20,18 @@ from collections.abc import Iterator
 _ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_STAMP = (
     r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
-    r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?[ \t]+"
+    r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?[ \t]"
 )
 #: what may stand before the start of the line an author meant. Launcher labels (`[rank3]:`, `3: `) and
 #: syslog headers are left to the patterns that need them: as a general prefix in front of a long
 #: alternation they cost Hyperscan 10x its speed (benchmarks/pattern_cost.py), colours and
 #: timestamps about 1.3x on the one costly pattern and nothing measurable on the others
-LINE_PREFIX = f"(?:{_ANSI}|{_ISO_STAMP})*"
+#: A Markdown quote (`> `) or a code block's indentation is how a log pasted into an issue, a wiki or
+#: a chat arrives. Each alternative starts with its own character (ESC, a digit or `[`, `>`) and the
+#: blanks come once at the end, so Python's `re` never backtracks through them.
+#: a Ray worker's label: `(RayTrainWorker pid=7, ip=10.0.0.7) `, `(pid=7) `
+_RAY_WORKER = r"\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) "
+LINE_PREFIX = f"(?:{_ANSI}|{_ISO_STAMP}|{_RAY_WORKER}|>[ \\t]?)*[ \\t]*"
 #: what may stand after its end
 LINE_SUFFIX = f"(?:{_ANSI}|[ \\t\\r])*"
 

@@ -7,8 +7,11 @@ on this node, the shortfall of this OOM, the runner-up of this verdict).
 
 from __future__ import annotations
 
+import re
+
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import slack as t
+from knowledge import answer_checks, answer_more
 from knowledge.answer_facts import wait_text
 from knowledge.answer_types import Ctx, Reply, duration, gib, ref, reply
 from knowledge.answer_types import rank_list as rl
@@ -62,15 +65,22 @@ def restart(c: Ctx, m: Match) -> Reply | None:
     v, text = c.view, c.entry.faq.recurrence
     if v.category == "gpu_hardware_xid":
         node = v.initiating.node if v.initiating else None
-        return reply("restart", t.restart_verdict(False, t.drain_first(node, text)), _xid_lines(c)[:1])
+        steps = c.entry.fix.steps[1:2]  # after the drain: the reset, reboot or burn-in it names
+        action = t.change_first(steps[0]) if steps else ""
+        lead = t.restart_verdict(False, t.drain_first(node, text))
+        return reply("restart", lead, _xid_lines(c)[:1], action=action)
     safe = _safe_to_rerun(text)
     facts, ini = "", v.initiating
     if ini is not None and ini.last_step is not None and safe is False:
         facts = t.fails_again(ini.rank, ini.last_step)
     if v.numbers.oom is not None and v.numbers.oom[0].short_gib is not None:
         facts += t.was_short(gib(v.numbers.oom[0].short_gib))
+    if facts and ini is not None:  # the cause first: "rank 2 failed with a host out-of-memory kill"
+        facts = t.restart_cause(ini.rank, t.category_words(v.category)) + facts
+    first_fix = c.entry.fix.steps[0] if safe is not True and c.entry.fix.steps else ""
+    action = " ".join(x for x in (text if facts else "", t.change_first(first_fix) if first_fix else "") if x)
     lead = t.restart_verdict(safe, facts.strip() or text)
-    return reply("restart", lead, v.key_line(), action=text if facts else "")
+    return reply("restart", lead, v.key_line(), action=action)
 
 
 def _safe_to_rerun(recurrence: str) -> bool | None:
@@ -89,12 +99,7 @@ def fix(c: Ctx, m: Match) -> Reply | None:
     v, facts = c.view, ""
     ini = v.initiating
     if v.numbers.oom is not None:
-        o = v.numbers.oom[0]
-        spare, short = o.reserved_unallocated_gib, o.short_gib
-        covers = spare is not None and short is not None and spare >= short
-        gpu = f"GPU {o.gpu}" if o.gpu is not None else "its GPU"
-        reserved = gib(spare) if spare is not None else None
-        facts = t.oom_fix_facts(str(ini.rank) if ini else "?", gib(short), gpu, reserved, covers)
+        facts = _oom_facts(c)
     elif ini is not None and ini.inferred:
         facts = t.likely_start(f"rank {ini.rank}", "", ini.suspect or t.category_words(v.category))
     elif v.numbers.kill is not None and ini is not None:
@@ -108,6 +113,18 @@ def fix(c: Ctx, m: Match) -> Reply | None:
     return reply(
         "fix", t.fix_for_job(facts) if facts else t.FIX_ONLY, v.key_line(), bullets=steps, code=snippet
     )
+
+
+def _oom_facts(c: Ctx) -> str:
+    """How much more the OOM needed, and whether the reserved-but-unallocated memory would cover it."""
+    v, ini = c.view, c.view.initiating
+    assert v.numbers.oom is not None
+    o = v.numbers.oom[0]
+    spare, short = o.reserved_unallocated_gib, o.short_gib
+    covers = spare is not None and short is not None and spare >= short
+    gpu = f"GPU {o.gpu}" if o.gpu is not None else "its GPU"
+    reserved = gib(spare) if spare is not None else None
+    return t.oom_fix_facts(str(ini.rank) if ini else "?", gib(short), gpu, reserved, covers)
 
 
 def verify(c: Ctx, m: Match) -> Reply | None:
@@ -144,10 +161,33 @@ def explain(c: Ctx, m: Match) -> Reply | None:
     used = c.entry is not None and any(
         k.lower() in {x.lower() for x in fix_terms(c.entry)} for k in (term.name, *term.aliases)
     )
+    if number := answer_more.collective_number(m):  # "what does 'all_reduce #5' mean? #5 of what?"
+        lead += " " + number
+    if _WOULD_HELP.search(m.text) and c.view.numbers.oom is not None and term.name in _ALLOCATOR_TERMS:
+        lead += " " + t.fix_for_job(_oom_facts(c))  # "would expandable_segments have saved us here?"
     return reply("explain", lead, action=t.term_in_fix(term.name) if used else "")
 
 
+#: "... and would it have helped / saved us here?"
+_WOULD_HELP = re.compile(
+    r"\b(?:would|will|could|does|did|can)(?: it| that| this)?(?: have)? "
+    r"(?:help|helped|save|saved|fix|fixed|work|worked|prevent|prevented)"
+)
+#: the allocator settings whose effect this job's OOM figures decide
+_ALLOCATOR_TERMS = frozenset(
+    {"expandable_segments", "max_split_size_mb", "PYTORCH_CUDA_ALLOC_CONF", "garbage_collection_threshold"}
+)
+
+
 def activity(c: Ctx, m: Match) -> Reply | None:
+    base = _activity(c, m)
+    timeout = answer_checks.timeout_fact(c, m)
+    if base is None or not timeout or timeout in base.lead:
+        return base
+    return reply("activity", f"{timeout} {base.lead}", base.lines)
+
+
+def _activity(c: Ctx, m: Match) -> Reply | None:
     col = c.d.collectives
     if col.activity:
         rows = []

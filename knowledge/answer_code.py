@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from knowledge import answer_facts
-from knowledge.answer_types import Ctx, Reply, reply
+from knowledge.answer_types import Ctx, Reply, rank_lines, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView
-from knowledge.lines import parse_rank
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _LIBRARY = re.compile(r"/(?:site-packages|dist-packages)/|/lib/python\d[\d.]*/|^<|^/usr/lib/")
@@ -73,21 +72,6 @@ class Frame:
 
 def _clean(text: str) -> str:
     return _PREFIX.sub("", text).strip()
-
-
-def rank_lines(c: Ctx, rank: int) -> dict[str, list[EvidenceLine]]:
-    """Every saved line the rank wrote (its tail, combined logs' lines with its prefix, its evidence),
-    by source, in line order."""
-    out: dict[str, dict[int, EvidenceLine]] = {}
-    ini = c.view.initiating
-    pools: list[tuple[list[EvidenceLine], bool]] = [(t.lines, t.rank == rank) for t in c.d.tails]
-    pools.append((c.view.evidence, ini is not None and ini.rank == rank))
-    for lines, own in pools:
-        for ln in lines:
-            info = parse_rank(ln.text)  # `[default0]:` alone is a local rank: not this rank's line
-            if info.rank == rank or (own and info.rank is None and info.local is None):
-                out.setdefault(ln.source, {})[ln.line] = ln
-    return {src: [by[n] for n in sorted(by)] for src, by in sorted(out.items())}
 
 
 def _frames(lines: list[EvidenceLine]) -> list[Frame]:
@@ -169,9 +153,39 @@ def show_lines(c: Ctx, m: Match) -> Reply | None:
     """A stack asked for gets the rank's traceback; anything else (or no traceback) the saved lines."""
     if CODE_QUESTION.search(m.text):
         return where_in_code(c, m)
+    if BEFORE_QUESTION.search(m.text) and (got := lines_before(c, m)) is not None:
+        return got
     if STACK_QUESTION.search(m.text) and (got := stack(c, m)) is not None:
         return got
     return answer_facts.show_lines(c, m)
+
+
+#: "the last lines before the traceback": what the rank printed just before it failed, not the stack
+BEFORE_QUESTION = re.compile(
+    r"\bbefore (?:the |its |that |it )?"
+    r"(?:traceback|error|crash|stack|oom|failure|exception|died|failed|crashed)"
+)
+#: how many lines before the failure to quote
+BEFORE_LINES = 5
+
+
+def lines_before(c: Ctx, m: Match) -> Reply | None:
+    """The rank's saved lines just before its traceback (or its first failure line)."""
+    r = _rank(c, m)
+    if r is None:
+        return None
+    source, frames, lines = traceback(c, r.rank)
+    if frames:
+        start = frames[0].line.line - 1
+    elif r.first_line is not None:
+        source, start = r.first_line.source, r.first_line.line
+    else:
+        return None
+    own = rank_lines(c, r.rank).get(source, lines)
+    shown = [ln for ln in own if ln.line < start and not _FRAME.search(ln.text)][-BEFORE_LINES:]
+    if not shown:
+        return None
+    return reply("show_lines", tf.lines_before(r.rank, source), shown)
 
 
 def collective_of(c: Ctx, rank: int) -> tuple[str, str] | None:

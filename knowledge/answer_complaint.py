@@ -14,8 +14,10 @@ from types import MappingProxyType
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import slack as t
 from knowledge.answer_overview import summary
 from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.glossary import find
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import launcher_exits
 from knowledge.lines import parse_rank
@@ -76,5 +78,7 @@ def complaint(c: Ctx, m: Match) -> Reply | None:
         return reply("complaint", f"{tf.complaint_none(who)} {meaning}".strip(), base_lines)
     first = mine[0]
     lead = tf.complaint(who, parse_rank(first.text).rank, ref(first), _message(first.text))
+    if (term := find(m.text, c.glossary)) is not None and term.name.lower() != key:  # "exitcode -9?"
+        lead += " " + t.term(term.name, term.text)
     lines = [*mine[:2], *[ln for ln in base_lines if ln not in mine][:1]]
     return reply("complaint", f"{lead} {tf.COMPLAINT_MEANS} {meaning}".strip(), lines)

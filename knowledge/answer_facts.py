@@ -11,6 +11,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
+from knowledge import answer_more
 from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -64,6 +65,9 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+_PID = re.compile(r"\bpids?\b|\bprocess(?:es)?\b")
+
+
 def which_rank(c: Ctx, m: Match) -> Reply | None:
     v = c.view
     if m.rank is not None and m.rank != (v.initiating.rank if v.initiating else None):
@@ -99,6 +103,10 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
         lead += " " + t.collateral_after(len(coll), rl(coll), _later(_gap(v)), ini.rank, _waited(coll))
     note = _engine_note(c)
     lead += f" {note}" if note else ""
+    if _PID.search(m.text) and v.numbers.kill is not None:  # "which node and pid got killed"
+        lead += " " + t.killed_pid(v.numbers.kill[0].pid)
+    elif _PID.search(m.text) and (pid := answer_more.launcher_pid(c, ini)):
+        lead += " " + pid
     lines = v.key_line()
     shown = v.phase_line_of(ini)
     if shown is not None and shown not in lines:
@@ -219,7 +227,8 @@ def when(c: Ctx, m: Match) -> Reply | None:
             return None
         timed = [x.first_line for x in coll if x.first_time == first and x.first_line]
         lead = t.untimed_start(ini.rank if ini else None, at(first), rl(coll))
-        return reply("when", lead, timed[:1])
+        quiet = answer_more.went_quiet(c, ini) if ini is not None else ""
+        return reply("when", f"{lead} {quiet}".strip(), timed[:1])
     lead = t.first_only(ini.rank, at(ini.first_time))
     coll = v.with_role("collateral")
     first_coll = v.first_collateral_time()
@@ -233,6 +242,8 @@ def when(c: Ctx, m: Match) -> Reply | None:
         lines += [firsts[0].first_line] if firsts and firsts[0].first_line else []
     if v.start and v.end and span is not None:
         lead += " " + t.job_span(at(v.start)[4:], at(v.end)[4:], duration(span))
+    if step := answer_more.last_step(c, ini):
+        lead += " " + step
     return reply("when", lead, lines)
 
 
@@ -278,7 +289,7 @@ def phase(c: Ctx, m: Match) -> Reply | None:
             return None
         lines = [r.last_step_line] if r.last_step_line else []
         return reply("phase", t.last_step_only(r.rank, r.last_step), lines)
-    step = f" at step {r.last_step}" if r.last_step is not None else ""
+    step = f" at step {r.last_step}{answer_more.step_of_total(c, r)}" if r.last_step is not None else ""
     shown = v.phase_line_of(r)
     lead = t.phase_of(f"Rank {r.rank}", phase_words(r.phase), step, f" ({ref(shown)})" if shown else "")
     if re.search(r"checkpoint|saving|save", m.text) and r.phase != "checkpoint_save":

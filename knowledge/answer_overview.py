@@ -17,9 +17,10 @@ from types import MappingProxyType
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_advice, answer_code, answer_facts, answer_memory
+from knowledge import answer_advice, answer_checks, answer_code, answer_facts, answer_memory, answer_more
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
+from knowledge.evidence_numbers import xid as parse_xid
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, launcher_exits, rank_numbers, seconds_between
 from knowledge.schema import DATA_DIR
@@ -66,6 +67,34 @@ def others(c: Ctx, m: Match) -> Reply | None:
         lead += " " + tf.launcher_stopped(rl(e.rank for e in stopped), stopped[0].code, stopped[0].signal)
     lines = (example.lines if example else []) + [e.line for e in stopped[:1]]
     return reply("others", lead.strip(), lines)
+
+
+def which_rank(c: Ctx, m: Match) -> Reply | None:
+    """Who started it; when the tracebacks show a desync, which call each side was in ("who's the odd
+    one out?")."""
+    base = answer_facts.which_rank(c, m)
+    if base is not None and (same := _same_slot(c, m)):  # "rank 1 shows busId 3b000 too: same card?"
+        return reply("which_rank", f"{base.lead} {same}", base.lines)
+    note = answer_code.desync_note(c)
+    if base is None or not note or note in base.lead or (m.rank is not None and c.view.initiating is None):
+        return base
+    return reply("which_rank", f"{base.lead} {note}", base.lines)
+
+
+def _same_slot(c: Ctx, m: Match) -> str:
+    """A rank on another node whose GPU has the failed GPU's PCI id: a different card in the same slot."""
+    r = c.view.ranks.get(m.rank) if m.rank is not None else None
+    xids = answer_advice.xid_lines(c)
+    if r is None or r.gpu is None or not xids or (ev := parse_xid(xids[0].text)) is None:
+        return ""
+    node = next((n for n, ls in c.d.nodes.items() if xids[0] in ls), None)
+    if node is None or r.node == node or ev.pci is None or ev.pci not in r.gpu:
+        return ""
+    owner = next(
+        (x.rank for x in c.view.ranks.values() if x.node == node and x.gpu and ev.pci in x.gpu), None
+    )
+    who = owner if owner is not None else "?"
+    return tf.PCI_OTHER_NODE.format(xid_node=node, pci=ev.pci, xid_rank=who, node=r.node)
 
 
 def rank_why(c: Ctx, m: Match) -> Reply | None:
@@ -118,9 +147,20 @@ def _step_hint(c: Ctx, r: RankView) -> tuple[str, list[EvidenceLine]]:
     return tf.no_step(r.rank, ""), []
 
 
+#: a memory question that compares ranks ("was rank 5 using more than the others the whole run?")
+_COMPARE = re.compile(
+    r"\b(?:other ranks|the others|the rest|vs\.?|versus|compared|whole run|all along|every rank|each rank"
+    r"|more (?:memory|mem|ram|vram) than|sitting at)\b"
+)
+
+
 def memory(c: Ctx, m: Match) -> Reply | None:
     """The memory figures; a named rank without a memory error of its own is told so first."""
     base = answer_memory.memory(c, m)
+    if base is not None and (killer := answer_checks.killer_check(c, m)):
+        return reply("memory", f"{killer} {base.lead}", base.lines)
+    if base is not None and _COMPARE.search(m.text) and (by_rank := answer_more.memory_by_rank(c)):
+        return reply("memory", f"{by_rank} {base.lead}", base.lines)
     v = c.view
     r = v.ranks.get(m.rank) if m.rank is not None else None
     if base is None or r is None or r.role == "initiating":
@@ -179,6 +219,9 @@ def _restart(c: Ctx, m: Match) -> Reply | None:
     step = f" at step {ini.last_step}" if ini.last_step is not None else ""
     lead = f"{base.lead} {tf.started_here(ini.rank, t.category_words(c.view.category), step)}"
     note = answer_code.desync_note(c)
+    steps = c.debug.get(c.view.category) or c.debug.get("default") or []
+    if ini.inferred and steps:  # a rank that stalled without an error: restart blind, it hangs again
+        note = f"{note} {tf.INVESTIGATE_FIRST.format(rank=ini.rank, step=steps[0])}".strip()
     return reply("restart", f"{lead} {note}" if note else lead, base.lines, action=base.action)
 
 
@@ -195,8 +238,12 @@ def activity(c: Ctx, m: Match) -> Reply | None:
 
 
 def alternatives(c: Ctx, m: Match) -> Reply | None:
-    """The runner-up, after the verdict and the rank that started it ("is it the network?")."""
+    """The runner-up, after the verdict and the rank that started it; a guess it can check ("could it
+    be the network instead?") is answered yes or no first."""
     base = answer_advice.alternatives(c, m)
+    if answer_checks.guessed(m.text) is not None and (checked := answer_checks.guess(c, m)) is not None:
+        runner_up = f" {base.lead}" if base is not None else ""
+        return reply("alternatives", checked.lead + runner_up, checked.lines)
     ini = c.view.initiating
     if base is None or ini is None:
         return base
@@ -204,18 +251,34 @@ def alternatives(c: Ctx, m: Match) -> Reply | None:
     return reply("alternatives", f"{verdict} {base.lead}", base.lines, bullets=base.bullets)
 
 
+_RMA = re.compile(r"\b(?:rma|replace|replacement|swap|return)\b", re.IGNORECASE)
+
+
 def hardware(c: Ctx, m: Match) -> Reply | None:
     """Hardware or not; when it is not and the tracebacks show a desync, that is the code's part."""
     base = answer_advice.hardware(c, m)
-    if base is None or answer_advice.xid_lines(c):
-        return base
+    if base is None:
+        return None
+    collateral = answer_checks.named_collateral(c, m)  # "ranks 4 and 6 errored too: bad GPUs as well?"
+    if "driver" in m.text:  # "what driver is on that box?": the version first
+        base = reply("hardware", f"{answer_more.versions(c, m)} {base.lead}", base.lines, action=base.action)
+    if answer_advice.xid_lines(c):
+        rma = [s for s in (c.entry.fix.steps if c.entry else []) if _RMA.search(s)]
+        step = tf.RMA_NEXT.format(step=rma[0]) if rma and _RMA.search(m.text) else ""
+        lead = " ".join(x for x in (base.lead, collateral, step) if x)
+        return reply("hardware", lead, base.lines, action=base.action, code=c.d.verify)
     note = answer_code.desync_note(c)
     ini = c.view.initiating
     if not note and ini is not None and f"rank {ini.rank}" not in base.lead.lower():
         note = tf.started_here(ini.rank, t.category_words(c.view.category), "")  # "a gloo bug?": who began
-    if not note:
-        return base
-    return reply("hardware", f"{base.lead} {note}", base.lines, action=base.action)
+    kernel = tf.NO_KERNEL_FAULT.format(rank=ini.rank) if ini is not None else ""
+    lead = " ".join(x for x in (base.lead, collateral, note, kernel) if x)
+    return reply("hardware", lead, base.lines, action=base.action)
+
+
+def versions(c: Ctx, m: Match) -> Reply | None:
+    """ "What NCCL version was this?": each version asked for, from the line that prints it."""
+    return reply("versions", answer_more.versions(c, m))
 
 
 def history(c: Ctx, m: Match) -> Reply | None:
@@ -259,4 +322,6 @@ __all__ = [
     "rank_why",
     "restart",
     "summary",
+    "versions",
+    "which_rank",
 ]

@@ -13,6 +13,7 @@ from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
 from denpex.core.ranks import ranges
 from knowledge.glossary import Term
 from knowledge.jobfacts_answers import JobView, RankView
+from knowledge.lines import parse_rank
 from knowledge.schema import Entry, Xid
 
 
@@ -104,3 +105,18 @@ def where(r: RankView, gpu: str | None = None) -> str:
         text += f" on {r.node}"
     device = gpu or (f"GPU at PCI {r.gpu}" if r.gpu else None)
     return text + (f" ({device})" if device else "")
+
+
+def rank_lines(c: Ctx, rank: int) -> dict[str, list[EvidenceLine]]:
+    """Every saved line the rank wrote (its tail, combined logs' lines with its prefix, its evidence),
+    by source, in line order."""
+    out: dict[str, dict[int, EvidenceLine]] = {}
+    ini = c.view.initiating
+    pools: list[tuple[list[EvidenceLine], bool]] = [(t.lines, t.rank == rank) for t in c.d.tails]
+    pools.append((c.view.evidence, ini is not None and ini.rank == rank))
+    for lines, own in pools:
+        for ln in lines:
+            info = parse_rank(ln.text)  # `[default0]:` alone is a local rank: not this rank's line
+            if info.rank == rank or (own and info.rank is None and info.local is None):
+                out.setdefault(ln.source, {})[ln.line] = ln
+    return {src: [by[n] for n in sorted(by)] for src, by in sorted(out.items())}

@@ -19,7 +19,14 @@ from dataclasses import replace
 from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_advice, answer_code, answer_complaint, answer_facts, answer_overview
+from knowledge import (
+    answer_advice,
+    answer_checks,
+    answer_code,
+    answer_complaint,
+    answer_facts,
+    answer_overview,
+)
 from knowledge.answer_types import Ctx, Reply
 from knowledge.facts import load_catalogue
 from knowledge.glossary import Term, load_glossary
@@ -36,7 +43,7 @@ NODE_FIRST = frozenset({"ranks_count", "which_rank", "show_lines", "summary"})
 HANDLERS: dict[str, Handler] = {
     "summary": answer_overview.summary,
     "others": answer_overview.others,
-    "which_rank": answer_facts.which_rank,
+    "which_rank": answer_overview.which_rank,
     "rank_why": answer_overview.rank_why,
     "when": answer_facts.when,
     "ranks_count": answer_facts.ranks_count,
@@ -59,6 +66,10 @@ HANDLERS: dict[str, Handler] = {
     "history": answer_overview.history,
     "changed": answer_overview.changed,
     "complaint": answer_complaint.complaint,
+    "timeout_help": answer_checks.timeout_help,
+    "secrets": answer_checks.secrets,
+    "versions": answer_overview.versions,
+    "backend": answer_checks.backend,
 }
 
 
@@ -102,7 +113,8 @@ class Answerer:
             return first
         if second.intent == "help" or not second.lead:
             return _with(first, tf.ALSO_ASKED.format(ask=parts[1]), [])
-        return _with(first, second.lead, second.lines[:1])
+        extra = f" {second.bullets[0]}" if second.intent in ("fix", "debug") and second.bullets else ""
+        return _with(first, second.lead + extra, second.lines[:1])
 
     def answer_one(self, question: str) -> Reply:
         """The first intent, best first, whose handler can answer from this job's facts."""

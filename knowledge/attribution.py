@@ -591,6 +591,11 @@ def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
         v.rank, v.actor, v.node = child.rank, ("rank", str(child.rank)), job.rank_node.get(child.rank)
         v.notes.append(child.why)
         v.confidence = round(v.confidence * 0.85, 2)
+    elif best.entry.category in WAITING_CATEGORIES and (waiting := _waiting_without_rank0(job, best)):
+        v.rank, v.actor, v.node = 0, ("rank", "0"), job.rank_node.get(0)
+        v.stamp = None
+        v.notes.append(wording.rank0_absent(waiting))
+        v.confidence = round(v.confidence * 0.7, 2)
     elif len(job.ranks) == 1 and ((job.world or 1) <= 1 or _lone_excerpt(job, best.entry)):
         (only,) = job.ranks  # the only rank the logs show: it is all there is to name
         v.rank, v.actor, v.node = only, ("rank", str(only)), job.rank_node.get(only)
@@ -601,6 +606,19 @@ def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
 
 #: categories whose lines say a rank waited for another one: never a reason to name the waiting rank
 WAITING_CATEGORIES = frozenset({"nccl_timeout", "hang_no_error"})
+
+
+def _waiting_without_rank0(job: Job, best: Scored) -> set[int]:
+    """The ranks that timed out waiting, when rank 0 is not among them and wrote no line at all.
+
+    Rank-0-only work — saving the checkpoint, evaluating, logging, writing to a tracker — is the most
+    common reason the others sit in a collective until the watchdog fires, and rank 0 is the rank
+    that stays quiet meanwhile. Named only with no better lead (no desync, no silent rank in a known
+    world, no dead child), at lowered confidence."""
+    waiting = {s.rank for s in best.signals if s.rank is not None}
+    if not waiting or 0 in waiting or 0 in job.ranks:
+        return set()
+    return waiting
 
 
 def _lone_excerpt(job: Job, entry: Entry) -> bool:

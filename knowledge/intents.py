@@ -347,10 +347,24 @@ def named_rank(q: str) -> int | None:
     return int(m.group(1) or m.group(2))
 
 
+#: a list or range of ranks: "ranks 4, 6 and 7", "ranks 0-2", "ranks 0 to 3"
+_RANK_LIST = re.compile(r"\branks\s+(\d{1,6}(?:\s*(?:,|and|&|or|-|to|through)\s*\d{1,6})*)")
+#: a range inside such a list, kept small: a question never means thousands of ranks one by one
+_RANGE = re.compile(r"(\d{1,6})\s*(?:-|to|through)\s*(\d{1,6})")
+MAX_RANGE = 64
+
+
 def named_ranks(q: str) -> tuple[int, ...]:
-    """Every rank the question names, first mention order, each once."""
-    found = (int(m.group(1) or m.group(2)) for m in _RANK.finditer(q))
-    return tuple(dict.fromkeys(found))
+    """Every rank the question names, first mention order, each once ("ranks 0-2" is 0, 1 and 2)."""
+    found: list[tuple[int, int]] = [(m.start(), int(m.group(1) or m.group(2))) for m in _RANK.finditer(q)]
+    for m in _RANK_LIST.finditer(q):
+        listed = m.group(1)
+        for r in _RANGE.finditer(listed):
+            lo, hi = int(r.group(1)), int(r.group(2))
+            if lo <= hi <= lo + MAX_RANGE:
+                found += [(m.start(), n) for n in range(lo, hi + 1)]
+        found += [(m.start(), int(n)) for n in re.findall(r"\d{1,6}", _RANGE.sub(" ", listed))]
+    return tuple(dict.fromkeys(n for _, n in sorted(found, key=lambda x: x[0])))
 
 
 #: where one ask ends and another begins: a `?` mid-text, `but`, `, and why`, `and which` ...
@@ -360,7 +374,9 @@ _ASK_SPLIT = re.compile(
 )
 _ASKS = re.compile(
     r"^(?:ok(?:ay)? |so |and |also |hey |then )*"
-    r"(?:why|what|whats|which|how|where|when|who|whos|was|wasnt|is|isnt|"
+    r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
+    r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|"  # a bare topic is an ask too ("fix?")
+    r"why|what|whats|which|how|where|when|who|whos|was|wasnt|is|isnt|"
     r"are|were|did|didnt|does|do|can|could|should|will|would|has|have)\b"
 )
 
@@ -368,8 +384,19 @@ _ASKS = re.compile(
 def asks(q: str) -> list[str]:
     """The questions in a normalised message that asks several ("which rank went first and why did the
     rest get killed?"); a clause that asks nothing ("ok so rank 5 oomd") is context, not an ask."""
-    parts = [p.strip(" ,;.!?") for p in _ASK_SPLIT.split(q)]
+    parts = [_after_context(p.strip(" ,;.!?")) for p in _ASK_SPLIT.split(q)]
     return [p for p in parts if p and _ASKS.search(p)]
+
+
+#: "for the weekly report: how far did it get" — a short lead-in before a colon is context
+_LEAD_IN = re.compile(r"^[^:?]{1,40}:\s+(?=\S)")
+
+
+def _after_context(part: str) -> str:
+    if _ASKS.search(part):
+        return part
+    rest = _LEAD_IN.sub("", part, count=1)
+    return rest if _ASKS.search(rest) else part
 
 
 def named_node(q: str, nodes: list[str]) -> str | None:

@@ -66,7 +66,7 @@ _RANK_PREFIX = re.compile(r"\[rank:? ?(\d{1,6})\]:?")  # `[rank3]:`, Lightning's
 _SRUN_LABEL = re.compile(r"^\s{0,4}(\d{1,6}): ")
 _BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")
 _LEAD_RANK = re.compile(r"^\s*(?:global\s+)?rank[\s:=]+(\d{1,6})\b", re.IGNORECASE)
-_NCCL_DEV = re.compile(r"^\S+:\d+:\d+ \[(\d{1,3})\] (?:\S+ )?NCCL ")
+_NCCL_DEV = re.compile(r"^\s*\S+:\d+:\d+ \[(\d{1,3})\] (?:\S+ )?NCCL ")
 _LOCAL_RANK_ARG = re.compile(r"--local[_-]rank[= ](\d{1,5})")
 #: a message that names the rank printing it: the DDP reducer's "did not receive grad for rank 1:",
 #: FSDP's "Failed to clone() tensor with name x on rank 1", c10d's "[PG 0 Rank 3]" further into a line
@@ -88,16 +88,20 @@ BLOCK_RANK = re.compile(r"^\s*rank\s*:?\s*(\d{1,6})\s*\(local[_ ]rank:\s*(\d{1,5
 
 
 #: what a delivering tool puts before the line the job printed: ANSI colours, an RFC 3339 timestamp
-#: (`kubectl logs --timestamps`, log exports) — see knowledge/anchors.py for the same idea in patterns
+#: (`kubectl logs --timestamps`, log exports), a Ray worker's `(RayTrainWorker pid=4821, ip=10.0.0.7)`,
+#: a Markdown quote or a code block's indentation (a log pasted into an issue) — see
+#: knowledge/anchors.py for the same idea in patterns
 _DELIVERY = re.compile(
     r"^(?:\x1b\[[0-9;?]*[A-Za-z]"
-    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})? )+"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})? "
+    r"|\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) "
+    r"|>[ \t]?)+[ \t]*"
 )
 
 
 def strip_delivery(text: str) -> str:
-    """`text` without the colours and timestamp a delivering tool put before it."""
-    if text[:1] == "\x1b" or text[4:5] == "-":
+    """`text` without the colours, timestamp, worker label or quote a delivering tool put before it."""
+    if text[:1] in "\x1b(>" or text[4:5] == "-":
         return _DELIVERY.sub("", text, count=1)
     return text
 

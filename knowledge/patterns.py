@@ -60,6 +60,9 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     # `main_process_first` (Transformers, Accelerate): every other rank waits in a barrier while the main
     # process (rank 0) preprocesses; a timeout there names rank 0 as the one they waited for
     "main_first": (r"in main_process_first$|\.main_process_first\(desc=", False),
+    # the NVIDIA driver a node runs: the kernel module's load line, nvidia-smi's header
+    # (NVIDIA/open-gpu-kernel-modules@550.90.07:kernel-open/nvidia/nv.c; nvidia-smi's banner)
+    "driver": (r"NVRM: loading NVIDIA UNIX [^ ]+ Kernel Module +[0-9]|Driver Version: +[0-9]{3}\.", False),
     # how the job was launched (command lines, torchrun's launch config, Slurm's environment), read by
     # knowledge/jobfacts.py to fit the verify command and fix snippet to the job
     "launcher": (

@@ -13,11 +13,12 @@ import re
 from typing import TYPE_CHECKING
 
 from denpex.core.models import EvidenceLine, RankFact, RunFacts
-from knowledge.lines import Stamp, parse_rank, parse_step, parse_timestamp
+from knowledge.lines import RankInfo, Stamp, parse_rank, parse_step, parse_timestamp
 from knowledge.signals import Job, Signal
 
 if TYPE_CHECKING:
     from knowledge.report import Redactor
+    from knowledge.scanner import SourceScan
 
 #: launchers by a line or a file name they leave (the first that matches names the launcher)
 _LAUNCHERS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -88,8 +89,7 @@ def _last_steps(job: Job, red: Redactor) -> dict[int, tuple[int, EvidenceLine]]:
             step = parse_step(text)
             if step is None:
                 continue
-            rank = parse_rank(text).rank
-            rank = rank if rank is not None else scan.source.rank
+            rank = _global_rank(job, scan, parse_rank(text))
             if rank is None:
                 continue
             if rank not in out or step >= out[rank][0]:
@@ -98,6 +98,22 @@ def _last_steps(job: Job, red: Redactor) -> dict[int, tuple[int, EvidenceLine]]:
                     EvidenceLine(source=scan.source.name, line=line, text=red(scan, line, text)),
                 )
     return out
+
+
+def _global_rank(job: Job, scan: SourceScan, info: RankInfo) -> int | None:
+    """The global rank a progress line belongs to; a torchrun `[default3]:` label (node-local) counts
+    as in `signals._resolve_locals`: through the file's `[default0]:[rank8]:` offset, or as is on one
+    node."""
+    if info.rank is not None:
+        return info.rank
+    if info.local is None:
+        return scan.source.rank
+    offsets = {
+        h.rank.rank - h.rank.local for h in scan.hits if h.rank.rank is not None and h.rank.local is not None
+    }
+    if len(offsets) == 1:
+        return info.local + offsets.pop()
+    return info.local if job.single_node else scan.source.rank
 
 
 def _span(job: Job) -> tuple[str | None, str | None]:

@@ -37,6 +37,14 @@ def desync(odd: dict[int, tuple[str, int]], majority: tuple[str, int]) -> str:
     )
 
 
+def rank0_absent(timed_out: Iterable[int]) -> str:
+    return (
+        f"Ranks {ranges(timed_out)} timed out waiting in a collective and rank 0 logged nothing: work only "
+        "rank 0 does (saving a checkpoint, evaluating, logging) is the usual reason; rank 0's own log "
+        "would confirm it."
+    )
+
+
 def silent_rank(rank: int, timed_out: Iterable[int]) -> str:
     return (
         f"Ranks {ranges(timed_out)} timed out waiting in a collective; rank {rank} never reported a "
@@ -181,12 +189,32 @@ def phase_undecided(when: str | None, phases: list[str]) -> tuple[str, str]:
     )
 
 
+# The phases that best characterise an entry when naming them to a user: an entry declared for
+# start-up, data, training and teardown is "training or setting up the data", not "starting up".
+_TELLING = (
+    "train",
+    "checkpoint_save",
+    "checkpoint_load",
+    "model_load",
+    "data",
+    "eval",
+    "finished",
+    "startup",
+)
+
+
+def entry_phases(phases: list[str]) -> str:
+    """The one or two telling phases of an entry, in words."""
+    telling = [p for p in _TELLING if p in phases][:2] or phases[:1]
+    return " or ".join(phase_words(p) for p in telling)
+
+
 def alternative_why(phases: list[str], phase: str | None, score: float | None, best: float) -> str:
     """Why another entry lost: the phase it needs, or weaker evidence."""
     if phases and phase is not None and phase not in phases:
-        return f"it happens while {phase_words(phases[0])}; this failure came while {phase_words(phase)}"
+        return f"it happens while {entry_phases(phases)}; this failure came while {phase_words(phase)}"
     if phases and phase is None:
-        return f"it fits if the job was {phase_words(phases[0])} at the time; the logs don't say"
+        return f"it fits if the job was {entry_phases(phases)} at the time; the logs don't say"
     if score is not None and best > 0:
         return f"weaker evidence (score {score:.1f} against {best:.1f})"
     return "found on another rank or source, not on the one that failed first"

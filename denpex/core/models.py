@@ -228,6 +228,8 @@ class Collectives(BaseModel):
     suspects: list[CollectiveSuspect] = Field(default_factory=list)
     groups: list[CollectiveGroup] = Field(default_factory=list)
     activity: list[RankActivity] = Field(default_factory=list)
+    #: the communication library the dumps were written by (`comm_lib_version`: NCCL's, e.g. 2.21.5)
+    comm_lib_version: str = ""
 
 
 # --- end Flight Recorder -------------------------------------------------------------------------

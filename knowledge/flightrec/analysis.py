@@ -368,6 +368,7 @@ def analyse(traces: Iterable[RankTrace]) -> Result:
     absent = sorted({r for g in groups for r in g.members if r not in by_rank})
     coll = Collectives(
         dumps=len(by_rank),
+        comm_lib_version=next((t.comm_lib for t in by_rank.values() if t.comm_lib), ""),
         suspects=[f.suspect for f in sorted(best.values(), key=lambda f: f.suspect.rank)],
         groups=[
             CollectiveGroup(

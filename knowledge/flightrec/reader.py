@@ -218,7 +218,12 @@ def summarise(raw: dict[str, Any], name: str, rank: int | None) -> RankTrace:
         builder.add_entry(index, entry)
     if entries and builder.bad == len(entries):
         raise DumpError(name, "corrupt: no entry has the Flight Recorder fields")
-    return builder.finish()
+    trace = builder.finish()
+    lib = raw.get("comm_lib_version")
+    trace.comm_lib = (
+        re.sub(r"[^0-9A-Za-z.+_-]", "", lib)[:40] if isinstance(lib, str) else ""
+    )  # hostile input
+    return trace
 
 
 def _reversed(entries: list[Any]) -> Iterator[tuple[int, Any]]:

@@ -75,6 +75,8 @@ class RankTrace:
     unnamed_members: tuple[int, ...] = ()
     last_group: str | None = None
     last_op: OpRecord | None = None
+    #: `comm_lib_version` of the dump (NCCL's version; empty when not recorded)
+    comm_lib: str = ""
     entries: int = 0
     bad: int = 0
     wrapped: bool = False

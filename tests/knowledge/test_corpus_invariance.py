@@ -2,7 +2,8 @@
 
 Real logs reach Denpex with Windows line ends, ANSI colours (rich, loguru, colorlog), a timestamp on
 every line (`kubectl logs --timestamps`, Loki, CloudWatch exports), or a launcher's rank label on every
-line (srun `--label`, torchrun `--tee`). Each corpus case is rewritten each way and must keep the
+line (srun `--label`, torchrun `--tee`), behind a Ray worker's `(Actor pid=…)`, or pasted into an issue
+as a Markdown quote or an indented block. Each corpus case is rewritten each way and must keep the
 category and initiating rank it gets as written: a rule that only holds at the start of a bare line is a
 rule fitted to a file.
 """
@@ -29,6 +30,11 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "crlf": lambda text: text.replace("\n", "\r\n"),
     "ansi": _each_line("\x1b[0;31m", "\x1b[0m"),
     "iso-timestamp": _each_line("2024-05-01T10:00:00.123456789Z "),
+    # Ray prints each worker's output behind its actor and pid (verl, OpenRLHF, Ray Train)
+    "ray-worker": _each_line("(RayTrainWorker pid=48213, ip=10.0.0.7) "),
+    # pasted into an issue or a wiki: a Markdown quote or a code block's indentation
+    "markdown-quote": _each_line("> "),
+    "code-indent": _each_line("    "),
 }
 #: the kernel log keeps its own format: the rewrites are of what a training process prints
 _KERNEL = re.compile(r"\.dmesg$|kern|kmsg")

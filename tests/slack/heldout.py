@@ -1,7 +1,8 @@
 """The held-out follow-up questions (heldout_questions.toml), scored against the real answer layer.
 
 Kept apart from the tests so the score can be printed while working on the matcher:
-`.venv/bin/python -m tests.slack.heldout [-v]` diagnoses the six fact jobs and prints every miss.
+`.venv/bin/python -m tests.slack.heldout [-v] [questions.toml]` diagnoses the six fact jobs and prints
+every miss.
 A question is right when it was answered (not the help reply), every required group of facts is in
 the answer and no forbidden claim is.
 """
@@ -48,7 +49,7 @@ class Outcome:
 
 def load(path: Path = QUESTIONS) -> list[Question]:
     data = tomllib.loads(path.read_text())
-    forbid: dict[str, list[str]] = data.get("forbid", {})
+    forbid: dict[str, list[str]] = data.get("forbid") or tomllib.loads(QUESTIONS.read_text())["forbid"]
     return [
         Question(
             q["job"],
@@ -76,15 +77,16 @@ def score(question: Question, answerer: Answerer) -> Outcome:
     return Outcome(question, answer.intent, answer.text, missing, false)
 
 
-def run(jobs: Mapping[str, Diagnosis]) -> list[Outcome]:
+def run(jobs: Mapping[str, Diagnosis], path: Path = QUESTIONS) -> list[Outcome]:
     by_job = answerers(jobs)
-    return [score(q, by_job[q.job]) for q in load()]
+    return [score(q, by_job[q.job]) for q in load(path)]
 
 
 def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         jobs = {name: build(Path(tmp)) for name, build in factjobs.JOBS.items()}
-        outcomes = run(jobs)
+        files = [Path(a) for a in argv if not a.startswith("-")]
+        outcomes = run(jobs, files[0] if files else QUESTIONS)
     right = sum(o.right for o in outcomes)
     false = sum(bool(o.false_claims) for o in outcomes)
     for o in outcomes:

@@ -30,6 +30,10 @@ def last_line(source: str, text: str) -> str:
     return f"Its last line ({source}): `{text}`."
 
 
+def lines_before(rank: int, source: str) -> str:
+    return f"What rank {rank} logged just before it failed ({source}):"
+
+
 def traceback_of(rank: int, source: str) -> str:
     return f"Rank {rank}'s traceback ({source}):"
 
@@ -162,3 +166,70 @@ def complaint_none(who: str) -> str:
 
 
 COMPLAINT_MEANS = "What it means:"
+
+
+# ------------------------------------------------ checking a guess (knowledge/answer_checks.py)
+GUESS_YES = "Yes, it points at {name}: rank {rank} failed first, with {what}."
+GUESS_NO = "Not {name}, by this job's evidence: rank {rank} failed first, with {what}. {echo}"
+GUESS_ECHO = (
+    "The errors on rank(s) {ranks} came after it: they are collateral (their peer rank {rank} went away), "
+    "not a fault of their own."
+)
+TIMEOUT_WONT_HELP = "Raising the timeout would not help: the others would only wait longer."
+TIMEOUT_GONE = "Rank {rank} had already failed ({what}), so the collective they waited in could never finish."
+TIMEOUT_STUCK = "Rank {rank} {what}: it was never going to join, however long they waited."
+TIMEOUT_MAY_HELP = (
+    "It may: rank {rank} was slow, not gone, so a longer timeout can get it through — but find why it "
+    "was slow first (a slow node, an uneven data shard, a blocking save on one rank)."
+)
+NAMED_COLLATERAL = (
+    "Rank(s) {ranks} only timed out or were torn down waiting for rank {rank}: collateral, with no GPU "
+    "fault of their own in the evidence."
+)
+NO_KERNEL_FAULT = (
+    "No kernel-log (dmesg) line in this job's evidence names a GPU fault; to rule it out, check "
+    "`dmesg -T | grep -i xid` on rank {rank}'s node."
+)
+MASKED_NONE = (
+    "No secret-looking value was in the lines Denpex read; it masks tokens, keys and passwords before "
+    "anything is stored or posted, so check the raw logs if you suspect one."
+)
+MASKED_FOUND = (
+    "Yes: {where}. Denpex masked it before storing or posting anything, but the raw log still holds "
+    "it: rotate that credential and scrub or restrict the log file."
+)
+NOT_THE_KILLER = (
+    "Not the kernel OOM killer, by this job's evidence: no OOM-killer line or SIGKILL is in it — rank "
+    "{rank}'s own allocation was refused and it raised. Check `dmesg -T | grep -i oom` (the kernel log) "
+    "on its node to be sure."
+)
+TIMEOUT_WAS = "The timeout was {timeout}, from the watchdog's `Timeout(ms)`."
+RMA_NEXT = "Next: {step}"
+LAST_STEP = "Rank {rank}'s last logged step was {step}{total}."
+WENT_QUIET = "Rank {rank}'s last line was at {at} UTC ({ref}: `{text}`); after that it wrote nothing."
+VERSION_SEEN = "{what} {version}{where} ({ref})."
+VERSION_DUMPS = "NCCL {version} (the Flight Recorder dumps' `comm_lib_version`)."
+VERSION_MISSING = "No {what} version is in the lines Denpex read."
+MEMORY_BY_RANK = (
+    "From each rank's last progress line: rank {rank} at {value} {unit}, ranks {others} at {span} {unit} — "
+    "it was using more all along, not only in the last step."
+)
+LAUNCHER_PID = "The launcher reported rank {rank}'s process as pid {pid} ({ref})."
+COLLECTIVE_NUMBER = (
+    "#{n} is the collective's sequence number in its process group: the {n}th collective that group "
+    "ran, counted the same on every rank, so ranks at different numbers are out of step."
+)
+PCI_OTHER_NODE = (
+    "Not the same card: the Xid was on {xid_node}'s GPU at PCI {pci} (rank {xid_rank}'s); the same bus id "
+    "on {node} is that node's own GPU in the same slot."
+)
+INVESTIGATE_FIRST = "Before restarting, find out why rank {rank} stalled: {step}"
+BACKEND_IS = "It is {name} ({ref}): {what}."
+BACKEND_UNKNOWN = "The failure lines don't name the collective backend (NCCL or gloo)."
+BACKEND_WORDS = {
+    "gloo": (
+        "PyTorch's CPU backend (no GPU needed); its timeouts mean the same as NCCL's watchdog: a peer never "
+        "joined"
+    ),
+    "NCCL": "NVIDIA's GPU collective library behind PyTorch's ProcessGroupNCCL",
+}

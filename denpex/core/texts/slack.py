@@ -479,6 +479,18 @@ def drain_first(node: str | None, recurrence: str) -> str:
     return f"drain {node or 'the node'} first; {recurrence}"
 
 
+def killed_pid(pid: int) -> str:
+    return f"The kernel killed its process, pid {pid}."
+
+
+def restart_cause(rank: int, what: str) -> str:
+    return f"rank {rank} failed with {what};"
+
+
+def change_first(step: str) -> str:
+    return f"Change first: {step}"
+
+
 def fails_again(rank: int, step: int) -> str:
     return f" with the same config, rank {rank} will fail again around step {step}."
 

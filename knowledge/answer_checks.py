@@ -1,0 +1,180 @@
+"""Answers that check a guess against this job: "could it be the network instead?", "would raising the
+timeout help?", "are ranks 4 and 6's GPUs bad too?".
+
+People on call rarely ask open questions; they test the explanation they already have in mind. Each
+answer here says first whether this job's facts support the guess, with the fact that decides it,
+then the usual lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
+from denpex.core.texts import slack as t
+from knowledge import answer_code
+from knowledge.answer_types import Ctx, Reply, duration, ref, reply
+from knowledge.answer_types import rank_list as rl
+from knowledge.evidence_numbers import watchdog
+from knowledge.intents import Match
+from knowledge.wording import phase_words
+
+#: what a guess names → the categories that would make it right
+_GUESSES: tuple[tuple[re.Pattern[str], str, frozenset[str]], ...] = (
+    (
+        re.compile(r"\b(?:network|infiniband|ib|nic|ethernet|switch|interconnect|connection|socket|roce)\b"),
+        "the network",
+        frozenset({"nccl_comm_error", "rendezvous_failure"}),
+    ),
+    (
+        re.compile(r"\b(?:disk|storage|filesystem|file system|nfs|lustre|quota)\b"),
+        "the storage",
+        frozenset({"disk_full_or_io"}),
+    ),
+    (
+        re.compile(r"\b(?:data ?loader|dataset|data pipeline|bad (?:data|sample|batch))\b"),
+        "the data pipeline",
+        frozenset({"dataloader_worker_killed", "nan_divergence", "shape_or_user_code_error"}),
+    ),
+    (
+        re.compile(r"\b(?:scheduler|slurm|preempt\w*|time ?limit|walltime|evict\w*)\b"),
+        "the scheduler",
+        frozenset({"scheduler_kill"}),
+    ),
+)
+#: categories whose collective errors are the failure itself, not the echo of another rank's
+_COLLECTIVE = frozenset({"nccl_timeout", "nccl_comm_error", "hang_no_error", "rendezvous_failure"})
+#: a rank that is slow, not gone: a longer timeout can get it through
+_SLOW_ENTRIES = frozenset({"nccl-timeout-slow-rank"})
+
+
+def guessed(text: str) -> tuple[str, frozenset[str]] | None:
+    """The cause a question proposes ("is it the network?"), if it names one this module can check."""
+    for rx, name, categories in _GUESSES:
+        if rx.search(text):
+            return name, categories
+    return None
+
+
+def guess(c: Ctx, m: Match) -> Reply | None:
+    """ "Could it be the network instead?": yes or no from the verdict, then who started it."""
+    found = guessed(m.text)
+    ini = c.view.initiating
+    if found is None or ini is None:
+        return None
+    name, categories = found
+    what = t.category_words(c.view.category) + (f" while {phase_words(ini.phase)}" if ini.phase else "")
+    if c.view.category in categories:
+        return reply(
+            "alternatives", tf.GUESS_YES.format(name=name, rank=ini.rank, what=what), c.view.key_line()
+        )
+    others = sorted(r for r, v in c.view.ranks.items() if v.role == "collateral")
+    echo = tf.GUESS_ECHO.format(ranks=rl(others), rank=ini.rank) if others else ""
+    if desync := answer_code.desync_note(c):
+        echo = f"{echo} {desync}".strip()
+    lead = tf.GUESS_NO.format(name=name, rank=ini.rank, what=what, echo=echo)
+    return reply("alternatives", lead.strip(), c.view.key_line())
+
+
+def timeout_help(c: Ctx, m: Match) -> Reply | None:
+    """ "Would raising the timeout help?": only when the awaited rank was slow, never when it was gone
+    or in another collective."""
+    ini = c.view.initiating
+    if ini is None:
+        return None
+    if c.entry is not None and c.entry.id in _SLOW_ENTRIES:
+        return reply("timeout_help", tf.TIMEOUT_MAY_HELP.format(rank=ini.rank), c.view.key_line())
+    desync = answer_code.desync_note(c)
+    if desync:
+        why = desync
+    elif c.view.category in _COLLECTIVE and ini.inferred:
+        why = tf.TIMEOUT_STUCK.format(rank=ini.rank, what=ini.suspect or t.category_words(c.view.category))
+    else:
+        why = tf.TIMEOUT_GONE.format(rank=ini.rank, what=t.category_words(ini.category or c.view.category))
+    return reply("timeout_help", f"{tf.TIMEOUT_WONT_HELP} {why}", c.view.key_line())
+
+
+_RANKS_TOO = re.compile(r"\b(?:too|as well|also|either|aswell)\b|\bthose\b|\btheir\b")
+
+
+def named_collateral(c: Ctx, m: Match) -> str:
+    """For a question about ranks that only echoed the failure ("ranks 4, 6 and 7 errored too — bad
+    GPUs as well?"): the sentence saying they were collateral, else ""."""
+    named = [r for r in m.ranks if (v := c.view.ranks.get(r)) is not None and v.role == "collateral"]
+    ini = c.view.initiating
+    if not named or ini is None or (len(named) == 1 and not _RANKS_TOO.search(m.text)):
+        return ""
+    return tf.NAMED_COLLATERAL.format(ranks=rl(named), rank=ini.rank)
+
+
+_BACKENDS = (
+    ("gloo", re.compile(r"\bgloo\b", re.I)),
+    ("NCCL", re.compile(r"\bNCCL\b|ProcessGroupNCCL|ncclUniqueId")),
+)
+
+
+def backend(c: Ctx, m: Match) -> Reply | None:
+    """ "Is it even NCCL?": the collective backend the failure lines name."""
+    ini = c.view.initiating
+    lines = [ini.first_line] if ini is not None and ini.first_line is not None else []
+    lines += [r.first_line for r in c.view.ranks.values() if r.first_line is not None] + c.view.evidence
+    for name, rx in _BACKENDS:
+        if (ln := next((x for x in lines if rx.search(x.text)), None)) is not None:
+            return reply(
+                "backend", tf.BACKEND_IS.format(name=name, ref=ref(ln), what=tf.BACKEND_WORDS[name]), [ln]
+            )
+    return reply("backend", tf.BACKEND_UNKNOWN)
+
+
+# ---------------------------------------------------------------- single facts people check
+
+_MASKED = re.compile(r"\[MASKED:([a-z0-9_]+)\]")
+
+
+def secrets(c: Ctx, m: Match) -> Reply | None:
+    """ "Did we leak creds in the logs?": the lines where the masker replaced a secret, by kind."""
+    seen: dict[tuple[str, int], tuple[str, EvidenceLine]] = {}
+    pools = [tl.lines for tl in c.d.tails] + [c.view.evidence] + list(c.d.nodes.values())
+    for lines in pools:
+        for ln in lines:
+            if (found := _MASKED.search(ln.text)) is not None:
+                seen.setdefault((ln.source, ln.line), (found.group(1), ln))
+    if not seen:
+        return reply("secrets", tf.MASKED_NONE)
+    hits = [seen[k] for k in sorted(seen)]
+    where = ", ".join(f"a {kind.replace('_', ' ')} in {ln.source}:{ln.line}" for kind, ln in hits[:3])
+    return reply("secrets", tf.MASKED_FOUND.format(where=where), [ln for _, ln in hits[:2]])
+
+
+_KILLER = re.compile(r"\b(?:oom[- ]?killer|sigkill|kill -9|killed by the kernel|kernel (?:oom|kill))\b")
+
+
+def killer_check(c: Ctx, m: Match) -> str:
+    """ "Was it the kernel OOM killer?" when no kill is in the evidence: what failed instead."""
+    if not _KILLER.search(m.text) or c.view.numbers.kill is not None:
+        return ""
+    ini = c.view.initiating
+    return tf.NOT_THE_KILLER.format(rank=ini.rank if ini else "?")
+
+
+def timeout_fact(c: Ctx, m: Match) -> str:
+    """ "What timeout was it using?": the watchdog's figure, from the line that shows it."""
+    if "timeout" not in m.text:
+        return ""
+    found = [c.view.numbers.watchdog[0]] if c.view.numbers.watchdog is not None else []
+    found += [w for r in c.view.ranks.values() if r.first_line and (w := watchdog(r.first_line.text))]
+    timeouts = [w.timeout_s for w in found if w.timeout_s is not None]
+    return tf.TIMEOUT_WAS.format(timeout=duration(timeouts[0])) if timeouts else ""
+
+
+__all__ = [
+    "backend",
+    "guess",
+    "guessed",
+    "killer_check",
+    "named_collateral",
+    "secrets",
+    "timeout_fact",
+    "timeout_help",
+]

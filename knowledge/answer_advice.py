@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_checks, answer_more
+from knowledge import answer_checks, answer_code, answer_more
 from knowledge.answer_facts import wait_text
 from knowledge.answer_types import Ctx, Reply, duration, gib, ref, reply
 from knowledge.answer_types import rank_list as rl
@@ -136,6 +137,8 @@ def verify(c: Ctx, m: Match) -> Reply | None:
     action = c.entry.faq.cheapest_confirmation if c.entry else ""
     if ini is not None and ini.last_step is not None:
         action = (t.verify_then(ini.rank, ini.last_step) + " " + action).strip()
+    if desync := answer_code.desync_note(c):  # what must hold after the fix: every rank, same call
+        lead = f"{lead} {desync} {tf.SAME_COLLECTIVE}"
     return reply("verify", lead, code=command, action=action)
 
 

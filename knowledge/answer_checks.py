@@ -127,6 +127,25 @@ def backend(c: Ctx, m: Match) -> Reply | None:
     return reply("backend", tf.BACKEND_UNKNOWN)
 
 
+_CULPRIT_Q = re.compile(
+    r"\b(?:do|did|does) (?:anything|something) wrong\b|\b(?:the )?(?:culprit|to blame|at fault|responsible)\b"
+    r"|\b(?:is|was) (?:it|rank \d+|that rank) (?:the )?(?:cause|problem|one)\b"
+    r"|\bcaused? (?:it|this|the failure)\b"
+)
+
+
+def culprit_verdict(c: Ctx, m: Match) -> str:
+    """ "Did rank 0 do anything wrong?" / "so rank 0 is the culprit, right?": yes or no first."""
+    ini = c.view.initiating
+    if m.rank is None or ini is None or not _CULPRIT_Q.search(m.text):
+        return ""
+    if m.rank == ini.rank:
+        return tf.CULPRIT_YES.format(rank=m.rank)
+    role = c.view.ranks.get(m.rank)
+    what = "collateral" if role is not None and role.role == "collateral" else "not the one that started it"
+    return tf.CULPRIT_NO.format(rank=m.rank, what=what, ini=ini.rank)
+
+
 # ---------------------------------------------------------------- single facts people check
 
 _MASKED = re.compile(r"\[MASKED:([a-z0-9_]+)\]")
@@ -170,6 +189,7 @@ def timeout_fact(c: Ctx, m: Match) -> str:
 
 __all__ = [
     "backend",
+    "culprit_verdict",
     "guess",
     "guessed",
     "killer_check",

@@ -161,6 +161,19 @@ def launcher_pid(c: Ctx, r: RankView | None) -> str:
 
 
 _PID = re.compile(r"\(pid: ?([0-9]+)\)")
+
+
+def launcher_ended(c: Ctx, r: RankView) -> str:
+    """How the launcher's failure summary says a collateral rank ended (`exitcode : -15 (SIGTERM)`)."""
+    ex = next((e for e in launcher_exits(c.d) if e.rank == r.rank), None)
+    if ex is None or (ex.code >= 0 and ex.signal is None):
+        return ""
+    ini = c.view.initiating
+    after = f" after rank {ini.rank} failed" if ini is not None and ini.rank != r.rank else ""
+    signal = f" ({ex.signal})" if ex.signal else ""
+    return tf.LAUNCHER_ENDED.format(rank=r.rank, code=ex.code, signal=signal, ref=ref(ex.line), after=after)
+
+
 _SEQ = re.compile(r"#([0-9]{1,9})\b")
 
 
@@ -173,6 +186,7 @@ def collective_number(m: Match) -> str:
 __all__ = [
     "collective_number",
     "last_step",
+    "launcher_ended",
     "launcher_pid",
     "memory_by_rank",
     "step_of_total",

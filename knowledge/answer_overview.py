@@ -27,7 +27,8 @@ from knowledge.schema import DATA_DIR
 
 DEBUG_PATH = DATA_DIR / "debug.toml"
 _INTACT = re.compile(
-    r"\b(?:corrupt\w*|broken|incomplete|partial|usable|valid|intact|written|complete|ok|safe)\b"
+    r"\b(?:corrupt\w*|broken|incomplete|partial|usable|valid|intact|written|complete\w*|ok|safe|finish\w*"
+    r"|done|restart from|resume from|load)\b"
 )
 _STEP_QUESTION = re.compile(r"\b(?:step|steps|iteration|iter|how far)\b")
 _SAVING = re.compile(
@@ -73,12 +74,18 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
     """Who started it; when the tracebacks show a desync, which call each side was in ("who's the odd
     one out?")."""
     base = answer_facts.which_rank(c, m)
+    target = c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
+    if base is not None and target is not None and target.node is None and _NODE_ASKED.search(m.text):
+        return reply("which_rank", f"{tf.NODE_UNKNOWN.format(rank=target.rank)} {base.lead}", base.lines)
     if base is not None and (same := _same_slot(c, m)):  # "rank 1 shows busId 3b000 too: same card?"
         return reply("which_rank", f"{base.lead} {same}", base.lines)
     note = answer_code.desync_note(c)
     if base is None or not note or note in base.lead or (m.rank is not None and c.view.initiating is None):
         return base
     return reply("which_rank", f"{base.lead} {note}", base.lines)
+
+
+_NODE_ASKED = re.compile(r"\b(?:node|host|box|machine|server)s?\b")
 
 
 def _same_slot(c: Ctx, m: Match) -> str:
@@ -103,10 +110,15 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
     if base is None:
         return None
     ini = c.view.initiating
+    r = c.view.ranks.get(m.rank) if m.rank is not None else ini
+    extra = answer_more.launcher_ended(c, r) if r is not None and r.role == "collateral" else ""
+    if r is not None and r.inferred:
+        extra = tf.SILENT_RANK.format(rank=r.rank)
     note = answer_code.desync_note(c)
     if note and ini is not None and (m.rank is None or m.rank == ini.rank):
-        return reply("rank_why", f"{base.lead} {note}", base.lines)
-    return base
+        extra = f"{note} {extra}".strip()
+    lead = f"{answer_checks.culprit_verdict(c, m)} {base.lead} {extra}".strip()
+    return reply("rank_why", lead, base.lines) if lead != base.lead else base
 
 
 def phase(c: Ctx, m: Match) -> Reply | None:
@@ -123,6 +135,10 @@ def phase(c: Ctx, m: Match) -> Reply | None:
     if r.last_step is None and _STEP_QUESTION.search(m.text):
         lead, lines = _step_hint(c, r)
         return reply("phase", f"{base.lead} {lead}", [*base.lines, *lines])
+    if r.phase and (found := answer_code.user_frame(c, r.rank)) is not None:  # in which call of the save
+        frame, code, inner = found
+        call = tf.in_call(frame.func, frame.path.rsplit("/", 1)[-1], frame.number, code, inner)
+        return reply("phase", f"{base.lead} {call}", base.lines)
     if r.phase:
         return base
     tails = [tl for tl in c.d.tails if tl.rank == r.rank and tl.lines]

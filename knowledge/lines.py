@@ -66,7 +66,7 @@ _RANK_PREFIX = re.compile(r"\[rank:? ?(\d{1,6})\]:?")  # `[rank3]:`, Lightning's
 _SRUN_LABEL = re.compile(r"^\s{0,4}(\d{1,6}): ")
 _BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")
 _LEAD_RANK = re.compile(r"^\s*(?:global\s+)?rank[\s:=]+(\d{1,6})\b", re.IGNORECASE)
-_NCCL_DEV = re.compile(r"^\s*\S+:\d+:\d+ \[(\d{1,3})\] (?:\S+ )?NCCL ")
+_NCCL_DEV = re.compile(r"^\s*(?:\S+:\d+:\d+ )?\[(\d{1,3})\] (?:\S+ )?NCCL ")
 _LOCAL_RANK_ARG = re.compile(r"--local[_-]rank[= ](\d{1,5})")
 #: a message that names the rank printing it: the DDP reducer's "did not receive grad for rank 1:",
 #: FSDP's "Failed to clone() tensor with name x on rank 1", c10d's "[PG 0 Rank 3]" further into a line

@@ -20,7 +20,9 @@ def _log(tmp_path: Path, text: str, name: str = "console.log") -> Path:
     return folder
 
 
-def test_a_checkpoint_conversion_killed_for_ram_is_a_checkpoint_oom(diagnose_dir: Run, tmp_path: Path) -> None:
+def test_a_checkpoint_conversion_killed_for_ram_is_a_checkpoint_oom(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
     log = (
         "python scripts/convert_hf_checkpoint.py --checkpoint_dir checkpoints/open-llama/7B --model_size 7B\n"
         "Initializing lit-llama\n"

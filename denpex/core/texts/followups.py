@@ -233,3 +233,20 @@ BACKEND_WORDS = {
     ),
     "NCCL": "NVIDIA's GPU collective library behind PyTorch's ProcessGroupNCCL",
 }
+CULPRIT_YES = "Yes: rank {rank} is the one whose failure started it."
+CULPRIT_NO = "No: rank {rank} was {what}; rank {ini} started it."
+LAUNCHER_ENDED = (
+    "The launcher's summary shows rank {rank} ended with exitcode {code}{signal} ({ref}): it was stopped"
+    "{after}, it did not fail by itself."
+)
+SILENT_RANK = (
+    "Its own log shows no error: it went silent (stuck or dead without a traceback), and the others "
+    "timed out waiting for it."
+)
+NODE_UNKNOWN = "The logs don't say which node rank {rank} ran on."
+SAME_COLLECTIVE = "After the fix, every rank must reach the same collectives in the same order."
+
+
+def in_call(func: str, file: str, line: int, code: str, inner: str) -> str:
+    shown = f": `{code}`" if code else ""
+    return f"It was in `{func}` ({file} line {line}){shown}.{(' ' + inner) if inner else ''}"

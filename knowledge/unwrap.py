@@ -1,0 +1,137 @@
+"""Re-join a log that was hard-wrapped at a fixed width before it reached Denpex.
+
+A log copied out of a terminal multiplexer, a notebook, a CI page or an issue comment often arrives
+cut into lines of at most 80 (or 100, 120) columns: `CUDA out of memory. Tried to allocate 16.00 MiB
+(GPU 0; 14.75` / `GiB total capacity; …`. Every signature is matched one line at a time, so a wrapped
+error line matches nothing. This module detects the wrap (many lines close to one maximum width, none
+longer) and joins each full-width line with the continuation that follows it, unless that next line
+starts a record of its own (a timestamp, a rank label, a traceback frame, an exception).
+
+Only small sources are looked at (pasted text, not a cluster's gigabytes: a collector's stream is never
+wrapped). A source that is not wrapped is returned as it is; a wrapped one comes back as in-memory
+data, so its line numbers count the joined lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.models import LogSource
+
+#: sources larger than this are never re-joined (read whole, in memory)
+MAX_BYTES = 1 << 20
+#: the widths a wrap is believed at
+MIN_WIDTH, MAX_WIDTH = 60, 250
+#: at least this many lines must come close to the widest one
+MIN_NEAR = 2
+#: a word wrap re-joins at least this many lines (a hard wrap is told by its exact widths)
+MIN_JOINS = 2
+#: share of the non-empty lines that must come close to the widest line
+NEAR_SHARE = 0.2
+#: a line shorter than this share of the width was ended by its writer, whatever follows it
+MIN_CUT = 0.3
+
+_RECORD = re.compile(
+    r"^(?:\s*$|\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|\[\s*\d+\.\d+\]|Traceback|\s*File \""
+    r"|[\w.]+(?:Error|Exception|Warning|Interrupt)\b"
+    r"|\[(?:rank|default)\d|\d{1,5}: |\[?[A-Z]{4,8}\]?[ :]|[IWEF]\d{4} |\[[IWEF][ 0-9]|[{\[<#=*])"
+)
+
+
+#: a line that already holds a second record (a progress bar with the next rank's line glued on): what
+#: follows it belongs to that glued record's writer, and joining would hand it to the first one's
+_GLUED = re.compile(r"\[(?:rank|default)(\d{1,6})\]:")
+
+
+#: what a delivering tool puts before each record (colours, an RFC 3339 stamp, a Ray worker's label, a
+#: Markdown quote, a code block's indent): looked through, so a log is re-joined alike however it came
+_DELIVERY = re.compile(
+    r"^(?:\x1b\[[0-9;?]*[A-Za-z]|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.,]{8,18}(?:Z|[+-][0-9:]{4,5})? "
+    r"|\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) |> ?| {1,8}|\t)*"
+)
+_RESET = re.compile(r"(?:\x1b\[[0-9;?]*[A-Za-z])+$")
+
+
+def _body(line: str) -> str:
+    """The line as its writer printed it: without the delivery prefix and a trailing colour reset."""
+    return _RESET.sub("", _DELIVERY.sub("", line, count=1))
+
+
+#: how a line a writer ended looks: a closing bracket, a full stop, a record's own end
+_ENDED = re.compile(r"[}.*!?]\s*$")
+#: a line that is one capitalised word (`Killed`, `Aborted`, `Done`): a record, never a continuation
+_WORD = re.compile(r"^\s*[A-Z][a-z]+\s*$")
+#: this many lines of exactly the widest length: a hard (character) wrap, which cuts anywhere
+HARD_LINES = 3
+
+
+def _cut(prev: str, nxt: str, w: int, hard: bool) -> bool:
+    """Whether the wrap cut `prev` (its writer did not end it there): a terminal cuts at exactly w; a
+    word wrap breaks where the next word would not have fitted (textwrap's and rich's rule)."""
+    if hard and len(prev) == w:
+        return True
+    first = nxt.lstrip().split(" ", 1)[0]
+    too_long = len(prev.rstrip()) + 1 + len(first) > w
+    return too_long and len(prev) >= MIN_CUT * w and not _ENDED.search(prev)
+
+
+def width(lines: list[str]) -> int | None:
+    """The wrap width, if the lines look hard-wrapped; None otherwise."""
+    lens = [len(body) for body in (_body(line) for line in lines) if body.strip()]
+    if len(lens) < 3:
+        return None
+    widest = max(lens)
+    if not MIN_WIDTH <= widest <= MAX_WIDTH:
+        return None
+    near = sum(1 for n in lens if n >= 0.8 * widest)
+    return widest if near >= max(MIN_NEAR, NEAR_SHARE * len(lens)) else None
+
+
+def rejoin_text(text: str) -> str | None:
+    """`text` with its wrapped lines joined; None when it does not look wrapped."""
+    lines = text.split("\n")
+    w = width(lines)
+    if w is None:
+        return None
+    bodies = [_body(line) for line in lines]
+    hard = sum(1 for b in bodies if len(b) == w) >= HARD_LINES  # a terminal's cut at exactly w
+    out: list[str] = []
+    last = ""  # the body of the physical line before this one
+    for line, body in zip(lines, bodies, strict=True):
+        continues = body.strip() and not _RECORD.match(body) and not _WORD.match(body)
+        if out and continues and _cut(last, body, w, hard) and len(set(_GLUED.findall(out[-1]))) < 2:
+            prev = _RESET.sub("", out[-1])
+            delivered = _DELIVERY.match(line)
+            if delivered is not None and delivered.group(0) and not delivered.group(0).strip():  # own blanks
+                out[-1] = prev + _RESET.sub("", line)
+            else:
+                glue = "" if prev.endswith(" ") or len(_body(prev)) % w == 0 else " "
+                out[-1] = prev + glue + body
+        else:
+            out.append(line)
+        last = body
+    if len(lines) - len(out) < MIN_JOINS and not hard:  # one long line and a short one: not a wrap
+        return None
+    joined = "\n".join(out)
+    return joined if joined != text else None
+
+
+def rejoin(source: LogSource) -> LogSource:
+    """The source with a hard wrap undone (as in-memory data), else the source itself."""
+    if source.kind == "kernel" or source.chunks is not None or source.file is not None:
+        return source
+    data = source.data
+    if data is None and source.path is not None:
+        try:
+            if source.path.stat().st_size > MAX_BYTES:
+                return source
+            data = source.path.read_bytes()
+        except OSError:
+            return source  # the scan reports it unreadable
+    if data is None or len(data) > MAX_BYTES:
+        return source
+    text = data.decode("utf-8", errors="replace")
+    joined = rejoin_text(text.replace("\r\n", "\n"))
+    if joined is None:
+        return source
+    return source.model_copy(update={"data": joined.encode("utf-8"), "path": None})

@@ -5,12 +5,14 @@ others' NCCL watchdogs 600 s later). `checkpoint_oom` and `desync`: real torchru
 tests/realjobs (a host OOM while gathering a checkpoint on rank 1; rank 3 entering another collective).
 `xid` and `host_oom_kill`: the demo job's first 2,000 steps with another ending (an Xid 79 on gpu-02,
 the kernel OOM killer on gpu-01). `flight_recorder`: 4 NCCL ranks whose dumps show rank 2 never
-entered all_reduce #5.
+entered all_reduce #5. Six more real torchrun jobs of tests/realjobs (a NaN loss, a killed DataLoader
+worker, a segfault, a hang before a collective, a save to a full disk, a rendezvous port in use).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
 
 from denpex.core.models import Diagnosis
@@ -139,6 +141,16 @@ def flight_recorder(tmp: Path) -> Diagnosis:
     return _diagnose(folder)
 
 
+def _realjob(name: str) -> Callable[[Path], Diagnosis]:
+    """A real torchrun job of tests/realjobs, diagnosed from its committed logs."""
+
+    def build(tmp: Path) -> Diagnosis:
+        return _diagnose(REALJOBS / name / "logs")
+
+    build.__name__ = name
+    return build
+
+
 JOBS = {
     "gpu_oom": gpu_oom,
     "checkpoint_oom": checkpoint_oom,
@@ -146,4 +158,11 @@ JOBS = {
     "xid": xid,
     "host_oom_kill": host_oom_kill,
     "flight_recorder": flight_recorder,
+    # real jobs no question was tuned on before batch 12 (tests/realjobs/fixtures/<name>)
+    "nan_loss": _realjob("nan_loss"),
+    "dataloader_worker_killed": _realjob("dataloader_worker_killed"),
+    "segfault": _realjob("segfault"),
+    "hang_before_collective": _realjob("hang_before_collective"),
+    "disk_full_save": _realjob("disk_full_save"),
+    "rendezvous_port_in_use": _realjob("rendezvous_port_in_use"),
 }

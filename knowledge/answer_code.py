@@ -137,6 +137,10 @@ def stack(c: Ctx, m: Match) -> Reply | None:
     if r is None:
         return None
     source, frames, lines = traceback(c, r.rank)
+    if not frames and c.view.category == "segfault" and r.role == "initiating":
+        return reply(
+            "show_lines", tf.NO_NATIVE_STACK.format(rank=r.rank), [r.first_line] if r.first_line else []
+        )
     if not frames:
         return None
     start = frames[0].line.line - 1

@@ -16,7 +16,7 @@ from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import JobView, RankView, rank_numbers, seconds_between
-from knowledge.lines import parse_rank
+from knowledge.lines import BLOCK_RANK, parse_rank
 from knowledge.wording import phase_words
 
 TAIL_LINES = 15
@@ -77,6 +77,10 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
         lead = t.rank_place(r.rank, r.node, _gpu(v, r), r.role)
         return reply("which_rank", lead, [r.first_line] if r.first_line else [])
     ini = v.initiating
+    if ini is None and c.d.initiating.phase in ("rendezvous", "startup") and not v.ranks:
+        return reply(
+            "which_rank", tf.NO_RANK_STARTED.format(what=t.category_words(v.category)), v.evidence[:1]
+        )
     if ini is None:
         suspects = ", ".join(f"rank {s.rank}: {s.why}" for s in c.d.collectives.suspects[:3])
         return reply(
@@ -156,6 +160,16 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
     if r.role == "missing":
         return reply("rank_why", t.rank_missing(r.rank), known=False)
     return reply("rank_why", t.rank_healthy(r.rank, _step(r)), [r.last_step_line] if r.last_step_line else [])
+
+
+def _job_phase(c: Ctx) -> Reply | None:
+    """What the job was doing when no single rank is named (a launcher or rendezvous failure)."""
+    ini = c.d.initiating
+    if not ini.phase:
+        return None
+    shown = ini.phase_evidence
+    lead = t.phase_of("The job", phase_words(ini.phase), "", f" ({ref(shown)})" if shown else "")
+    return reply("phase", lead, [x for x in (shown, *ini.evidence[:1]) if x is not None])
 
 
 def _victim(why: str, ini: RankView, gap: float | None, what: str) -> str:
@@ -269,7 +283,7 @@ def phase(c: Ctx, m: Match) -> Reply | None:
     v = c.view
     r = _target(c, m)
     if r is None:
-        return None
+        return _job_phase(c)
     if r.role == "collateral" and v.initiating is not None:
         w = rank_numbers(v, r).watchdog
         gap = seconds_between(v.initiating.first_time, r.first_time)
@@ -312,6 +326,8 @@ def show_lines(c: Ctx, m: Match) -> Reply | None:
             t.lines_of(f"Rank {r.rank}'s evidence ({ref(v.evidence[0]) if v.evidence else ''})"),
             lines,
         )
+    if r is None and m.rank is None and v.evidence:  # a launcher failure: no rank, the job's own lines
+        return reply("show_lines", t.lines_of(f"The failure's lines ({ref(v.evidence[0])})"), v.evidence[:3])
     rank = r.rank if r is not None else m.rank
     tail = _tail(c, rank) if rank is not None else []
     if tail:
@@ -328,11 +344,21 @@ def _tail(c: Ctx, rank: int) -> list[EvidenceLine]:
     for tail in c.d.tails:
         if tail.rank == rank:
             return tail.lines[-TAIL_LINES:]
-    for tail in c.d.tails:  # a combined log: the lines this rank wrote
-        mine = [ln for ln in tail.lines if parse_rank(ln.text).rank == rank]
+    one_node = len(c.view.nodes) <= 1
+    for tail in c.d.tails:  # a combined log: the lines this rank wrote (not the launcher's about it)
+        mine = [ln for ln in tail.lines if _written_by(ln.text, rank, one_node)]
         if mine:
             return mine[-TAIL_LINES:]
     return []
+
+
+def _written_by(text: str, rank: int, one_node: bool) -> bool:
+    """A line the rank printed: its label names it (torchrun's `[default3]:` counts on one node);
+    torchrun's failure summary (`rank : 3 (local_rank: 3)`) is about the rank, not by it."""
+    if BLOCK_RANK.match(text):
+        return False
+    info = parse_rank(text)
+    return info.rank == rank or (one_node and info.rank is None and info.local == rank)
 
 
 def node(c: Ctx, m: Match) -> Reply | None:

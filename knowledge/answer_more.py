@@ -174,6 +174,25 @@ def launcher_ended(c: Ctx, r: RankView) -> str:
     return tf.LAUNCHER_ENDED.format(rank=r.rank, code=ex.code, signal=signal, ref=ref(ex.line), after=after)
 
 
+def exit_codes(c: Ctx) -> str:
+    """The launcher's exit codes read together: the rank with its own code, the others stopped."""
+    exits = launcher_exits(c.d)
+    ini = c.view.initiating
+    own = next((e for e in exits if ini is not None and e.rank == ini.rank), None)
+    stopped = [e for e in exits if e.code < 0 and (own is None or e.rank != own.rank)]
+    if own is None or not stopped:
+        return ""
+    signal = f" ({stopped[0].signal})" if stopped[0].signal else ""
+    return tf.EXIT_CODES.format(
+        rank=own.rank,
+        code=own.code,
+        others=rl(e.rank for e in stopped),
+        other_code=stopped[0].code,
+        signal=signal,
+        ref=ref(stopped[0].line),
+    )
+
+
 _SEQ = re.compile(r"#([0-9]{1,9})\b")
 
 
@@ -185,6 +204,7 @@ def collective_number(m: Match) -> str:
 
 __all__ = [
     "collective_number",
+    "exit_codes",
     "last_step",
     "launcher_ended",
     "launcher_pid",

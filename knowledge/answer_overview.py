@@ -17,7 +17,15 @@ from types import MappingProxyType
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_advice, answer_checks, answer_code, answer_facts, answer_memory, answer_more
+from knowledge import (
+    answer_advice,
+    answer_checks,
+    answer_code,
+    answer_facts,
+    answer_memory,
+    answer_more,
+    answer_quote,
+)
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import xid as parse_xid
@@ -85,6 +93,8 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
     return reply("which_rank", f"{base.lead} {note}", base.lines)
 
 
+_STOPPED = re.compile(r"SIGTERM|Signal 15|exitcode ?: ?-15")
+_EXIT_Q = re.compile(r"\bexit ?codes?\b|\bexitcode\b|-15\b|-9\b|\bsigterm\b")
 _NODE_ASKED = re.compile(r"\b(?:node|host|box|machine|server)s?\b")
 
 
@@ -105,15 +115,29 @@ def _same_slot(c: Ctx, m: Match) -> str:
 
 
 def rank_why(c: Ctx, m: Match) -> Reply | None:
-    """The fact handler's answer, plus the desync the tracebacks show when this rank is the odd one."""
+    """The fact handler's answer, plus the desync the tracebacks show when this rank is the odd one;
+    several ranks named ("did ranks 0 and 2 also get a NaN?"): each one's part."""
+    if m.rank is None and len(m.ranks) >= 2:
+        parts = [answer_facts.rank_why(c, replace(m, rank=r, ranks=(r,))) for r in m.ranks[:3]]
+        got = [p for p in parts if p is not None]
+        if got:
+            return reply("rank_why", " ".join(p.lead for p in got), [ln for p in got for ln in p.lines[:1]])
     base = answer_facts.rank_why(c, m)
     if base is None:
         return None
     ini = c.view.initiating
     r = c.view.ranks.get(m.rank) if m.rank is not None else ini
     extra = answer_more.launcher_ended(c, r) if r is not None and r.role == "collateral" else ""
+    stopped = r is not None and r.first_line is not None and _STOPPED.search(r.first_line.text) is not None
+    if r is not None and r.first_line is not None and stopped and not r.inferred and r.role == "initiating":
+        extra = tf.STOPPED_ALIVE.format(ref=ref(r.first_line))  # its only line: the launcher's SIGTERM
     if r is not None and r.inferred:
-        extra = tf.SILENT_RANK.format(rank=r.rank)
+        alive = tf.STOPPED_ALIVE.format(ref=ref(r.first_line)) if stopped and r.first_line else ""
+        extra = " ".join(
+            x for x in (tf.SILENT_RANK.format(rank=r.rank), alive, answer_more.launcher_ended(c, r)) if x
+        )
+    if _EXIT_Q.search(m.text) and (codes := answer_more.exit_codes(c)):  # "why 1 here and -15 there?"
+        extra = f"{codes} {extra}".strip()
     note = answer_code.desync_note(c)
     if note and ini is not None and (m.rank is None or m.rank == ini.rank):
         extra = f"{note} {extra}".strip()
@@ -222,6 +246,13 @@ def restart(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if base is None or not _RESUME.search(m.text):
         return base
+    if ini is not None and ini.phase == "checkpoint_save":  # the save it died in is not a safe start
+        saving = [(f.group(1), ln) for ln in c.view.evidence if (f := _SAVING.search(ln.text))]
+        name = saving[0][0] if saving else ""
+        if not name and (seen := answer_quote.saving_line(c)) is not None:
+            name = seen[0]
+        lead = f"{base.lead} {tf.partial_checkpoint(ini.rank, name)}"
+        return reply("restart", lead, base.lines, bullets=base.bullets, action=base.action, code=base.code)
     step = f" (rank {ini.rank} last logged step {ini.last_step})" if ini and ini.last_step is not None else ""
     lead = f"{base.lead} {tf.RESUME.format(step=step)}"
     return reply("restart", lead, base.lines, bullets=base.bullets, action=base.action, code=base.code)

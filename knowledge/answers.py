@@ -13,6 +13,7 @@ else. The intent index and the glossary are built once (`AnswerBook`), not once 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -26,6 +27,7 @@ from knowledge import (
     answer_complaint,
     answer_facts,
     answer_overview,
+    answer_quote,
 )
 from knowledge.answer_types import Ctx, Reply
 from knowledge.facts import load_catalogue
@@ -35,6 +37,13 @@ from knowledge.jobfacts_answers import build
 from knowledge.schema import Entry, Xid
 
 __all__ = ["AnswerBook", "Answerer", "Reply"]
+
+#: a question about what something means ("wat is 10000ms", "what's code: -98", "is that SIGKILL?")
+_MEANING = re.compile(
+    r"\b(?:mean|means|meaning|stand for)\b"
+    r"|^(?:wat|wtf|whats|what\x27s|what is|what are)\b"
+    r"(?!.*\b(?:doing|happen\w*|going on|wrong|cause\w*|fix|next)\b)"
+)
 
 
 Handler = Callable[[Ctx, Match], Reply | None]
@@ -70,6 +79,8 @@ HANDLERS: dict[str, Handler] = {
     "secrets": answer_checks.secrets,
     "versions": answer_overview.versions,
     "backend": answer_checks.backend,
+    "path": answer_quote.path,
+    "port": answer_quote.port,
 }
 
 
@@ -123,6 +134,8 @@ class Answerer:
         ranked = self.matcher.scores(question)
         decided = bool(ranked) and ranked[0][0] >= DECISIVE_WEIGHT and ranked[0][2] != "explain"
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
+        if _MEANING.search(m.text) and (quoted := answer_quote.quote(self.ctx, m, question)) is not None:
+            return quoted  # "what does 'unexpected pos 1088 vs 982' mean": that line, then its meaning
         if asks_meaning and (term := answer_advice.explain(self.ctx, m)) is not None:
             return term  # "what is the OOM killer?": the term, before the memory figures
         for score, _, intent in ranked:
@@ -139,6 +152,8 @@ class Answerer:
                 return reply
         if (term := answer_advice.explain(self.ctx, m)) is not None:
             return term  # a bare "expandable_segments??": the term it names
+        if (quoted := answer_quote.quote(self.ctx, m, question, words=False)) is not None:
+            return quoted  # a fragment of the logs, quoted or named, and not asked about in words
         if m.rank is not None and m.rank in self.ctx.view.ranks:
             reply = answer_overview.rank_why(self.ctx, m)  # "rank 4 too?": that rank's part
             if reply is not None:

@@ -249,4 +249,30 @@ SAME_COLLECTIVE = "After the fix, every rank must reach the same collectives in 
 
 def in_call(func: str, file: str, line: int, code: str, inner: str) -> str:
     shown = f": `{code}`" if code else ""
-    return f"It was in `{func}` ({file} line {line}){shown}.{(' ' + inner) if inner else ''}"
+    below = f" It failed below that, inside {inner}." if inner else ""
+    return f"It was in `{func}` ({file} line {line}){shown}.{below}"
+
+
+QUOTED = "`{frag}` is from {ref}{role}. {meaning}"
+QUOTED_VERDICT = ": the line of {what} on rank {rank}, the failure that started it"
+QUOTED_JOB = ": the line of {what}, the failure this job ended with"
+QUOTED_CONTEXT = ". The job failed with {what}, started by rank {rank}"
+QUOTED_COLLATERAL = ": rank {rank}'s own error, a consequence of rank {ini}'s failure (collateral)"
+WRITING_TO = "It was writing to `{path}` ({ref})."
+PORT_IS = "Port {port} ({ref})."
+NO_RANK_STARTED = (
+    "No rank: the launcher failed before any worker started ({what}), so there is no first rank to name."
+)
+NO_NATIVE_STACK = (
+    "Rank {rank} has no Python traceback in the logs: a native crash (SIGSEGV) kills the process before "
+    "Python can print one. Next time run with PYTHONFAULTHANDLER=1 (a Python stack of every thread on "
+    "the signal), or get a native backtrace from a core dump (`ulimit -c unlimited`, then `gdb python core`)."
+)
+EXIT_CODES = (
+    "Rank {rank} exited with {code} (its own error); rank(s) {others} got {other_code}{signal}: the launcher "
+    "stopped them after rank {rank} failed ({ref})."
+)
+STOPPED_ALIVE = (
+    "The launcher's summary shows it was ended by SIGTERM ({ref}): it was still running — stuck, not "
+    "crashed — when torchrun stopped it."
+)

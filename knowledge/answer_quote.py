@@ -1,0 +1,161 @@
+"""Answers about a piece of the logs the asker quotes or names: "what does 'unexpected pos 1088 vs 982'
+mean", "wat is 10000ms", "what's code: -98", "what port was it", "where was it writing to?".
+
+On call, people copy a fragment they do not understand out of the thread or the log. The answer finds
+the line that holds it, quotes it with its place, then says what it means: the glossary's text for a
+term in it, else what the diagnosis made of that line (the verdict's line or a collateral rank's).
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
+from denpex.core.texts import slack as t
+from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.glossary import find
+from knowledge.intents import Match
+from knowledge.lines import parse_rank
+
+#: a quoted fragment: '...', "...", `...` (4+ characters)
+QUOTED = re.compile(r"['\"`‘“]([^'\"`’”]{4,120})['\"`’”]")
+#: a fragment people name without quotes: a number with a unit, an errno name, a code, an address
+_TOKEN = re.compile(
+    r"\b(?:[0-9]+(?:\.[0-9]+)? ?(?:ms|s|sec|seconds|bytes|kb|mb|gb|mib|gib)\b|E[A-Z]{4,15}\b"
+    r"|code:? ?-?[0-9]+|exit ?code:? ?-?[0-9]+|[0-9]{1,3}(?:\.[0-9]{1,3}){3}:[0-9]{2,5}|port:? ?[0-9]{2,5})",
+    re.IGNORECASE,
+)
+
+
+def _pool(c: Ctx) -> list[EvidenceLine]:
+    """Every line the diagnosis kept, the verdict's first."""
+    out = list(c.view.evidence)
+    out += [r.first_line for r in c.view.ranks.values() if r.first_line is not None]
+    if c.d.initiating.phase_evidence is not None:
+        out.append(c.d.initiating.phase_evidence)
+    out += [ln for tl in c.d.tails for ln in tl.lines]
+    out += [ln for ls in c.d.nodes.values() for ln in ls]
+    seen: set[tuple[str, int]] = set()
+    unique = []
+    for ln in out:
+        if (ln.source, ln.line) not in seen:
+            seen.add((ln.source, ln.line))
+            unique.append(ln)
+    return unique
+
+
+def _fragments(text: str) -> list[str]:
+    found = [m.group(1).strip() for m in QUOTED.finditer(text)]
+    found += [m.group(0).strip() for m in _TOKEN.finditer(text)]
+    return [f for f in found if f]
+
+
+def _normal(s: str) -> str:
+    return re.sub(r"\s+", " ", s.lower().replace("ms", " ms")).strip()
+
+
+#: a phrase of the question must have this many words to be taken for a quote of a line
+MIN_WORDS = 3
+
+
+def located(c: Ctx, m: Match, raw: str = "", words: bool = True) -> tuple[str, EvidenceLine] | None:
+    """The fragment the question quotes or names and the first kept line that holds it: a quoted
+    string, a named token (`10000ms`, `EADDRINUSE`, `code: -98`), else the longest run of words of
+    the question that a kept line contains."""
+    lines = [(ln, _normal(ln.text)) for ln in _pool(c)]
+    for frag in _fragments(raw or m.text):
+        want = _normal(frag)
+        for ln, text in lines:
+            if want in text:
+                return frag, ln
+    if not words:
+        return None
+    toks = re.findall(r"[\w.:/-]+", m.text)
+    for size in range(len(toks), MIN_WORDS - 1, -1):
+        for i in range(len(toks) - size + 1):
+            phrase = " ".join(toks[i : i + size])
+            want = _normal(phrase)
+            if len(want) < 12:
+                continue
+            for ln, text in lines:
+                if want in text:
+                    return phrase, ln
+    return None
+
+
+def quote(c: Ctx, m: Match, raw: str = "", words: bool = True) -> Reply | None:
+    """ "What does '…' mean?": the line that says it, then what it means for this job."""
+    found = located(c, m, raw, words)
+    if found is None:
+        return None
+    frag, ln = found
+    term = find(ln.text, c.glossary) or find(frag, c.glossary)
+    meaning = t.term(term.name, term.text) if term is not None else ""
+    role = _role(c, ln)
+    lead = tf.QUOTED.format(frag=frag, ref=ref(ln), role=role, meaning=meaning).strip()
+    return reply("quote", re.sub(r"\s+", " ", lead), [ln])
+
+
+def _role(c: Ctx, ln: EvidenceLine) -> str:
+    """What the diagnosis made of the line: the failure that started it, a collateral rank's, context."""
+    v = c.view
+    ini = v.initiating
+    owner = next((r for r in v.ranks.values() if r.first_line == ln), None)
+    if owner is None and (named := parse_rank(ln.text).rank) is not None:
+        owner = v.ranks.get(named)
+    if owner is not None and owner.role == "collateral" and ini is not None:
+        return tf.QUOTED_COLLATERAL.format(rank=owner.rank, ini=ini.rank)
+    if ini is not None and (ln in v.evidence[:3] or (owner is not None and owner.rank == ini.rank)):
+        return tf.QUOTED_VERDICT.format(what=t.category_words(v.category), rank=ini.rank)
+    if ln in v.evidence[:3]:
+        return tf.QUOTED_JOB.format(what=t.category_words(v.category))
+    if ini is not None:
+        return tf.QUOTED_CONTEXT.format(what=t.category_words(v.category), rank=ini.rank)
+    return ""
+
+
+_PATH = re.compile(r"(?<![:/\w.])(/[\w.@%+=,~-]+(?:/[\w.@%+=,~-]+)+)")
+_WRITE = re.compile(r"\b(?:sav\w*|writ\w*|checkpoint\w*|torch\.save|to)\b", re.IGNORECASE)
+
+
+def path(c: Ctx, m: Match) -> Reply | None:
+    """ "Where was it writing to?": the path the save (or the failing write) named."""
+    found = [
+        (ln, p.group(1))
+        for ln in _pool(c)
+        if _WRITE.search(ln.text) and not _FRAME.search(ln.text) and (p := _PATH.search(ln.text))
+    ]
+    found.sort(key=lambda x: not _SAVE_WORDS.search(x[0].text))  # a save's own line first
+    if not found:
+        return None
+    ln, where = found[0]
+    return reply("path", tf.WRITING_TO.format(path=where, ref=ref(ln)), [ln])
+
+
+_FRAME = re.compile(r"\bFile \"|site-packages|\.py\", line |://")
+_SAVE_WORDS = re.compile(r"\b(?:sav(?:e|ing)|checkpoint|torch\.save)\b", re.IGNORECASE)
+#: a save's own line and the file it names (`Saving checkpoint to …/checkpoint-4.pt`)
+_SAVING = re.compile(
+    r"\b[Ss]av(?:e|ing)\b[^/\n]*?(/\S*?([\w.-]*(?:checkpoint|ckpt|step|epoch|model)[\w.-]*))\s*$"
+)
+
+
+def saving_line(c: Ctx) -> tuple[str, EvidenceLine] | None:
+    """The file the last save line named, and that line (the save a failure may have cut short)."""
+    hits = [(f.group(2), ln) for ln in _pool(c) if (f := _SAVING.search(ln.text))]
+    return hits[-1] if hits else None
+
+
+_PORT = re.compile(r"\bport:? ?=?([0-9]{2,5})\b|:([0-9]{4,5})\b(?![0-9.])", re.IGNORECASE)
+
+
+def port(c: Ctx, m: Match) -> Reply | None:
+    """ "What port was it?": the port the failing line names."""
+    for ln in _pool(c):
+        if (found := _PORT.search(ln.text)) is not None:
+            return reply("port", tf.PORT_IS.format(port=found.group(1) or found.group(2), ref=ref(ln)), [ln])
+    return None
+
+
+__all__ = ["QUOTED", "located", "path", "port", "quote", "saving_line"]

@@ -94,6 +94,8 @@ BLOCK_RANK = re.compile(r"^\s*rank\s*:?\s*(\d{1,6})\s*\(local[_ ]rank:\s*(\d{1,5
 _DELIVERY = re.compile(
     r"^(?:\x1b\[[0-9;?]*[A-Za-z]"
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})? "
+    r"(?:std(?:out|err) [FP] )?"
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9:]{8} [^ ]+ [^ :]+: "
     r"|\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) "
     r"|>[ \t]?)+[ \t]*"
 )
@@ -101,7 +103,7 @@ _DELIVERY = re.compile(
 
 def strip_delivery(text: str) -> str:
     """`text` without the colours, timestamp, worker label or quote a delivering tool put before it."""
-    if text[:1] in "\x1b(>" or text[4:5] == "-":
+    if text[:1] in "\x1b(>" or text[4:5] == "-" or text[3:4] == " ":
         return _DELIVERY.sub("", text, count=1)
     return text
 

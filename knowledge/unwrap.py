@@ -47,6 +47,7 @@ _GLUED = re.compile(r"\[(?:rank|default)(\d{1,6})\]:")
 #: Markdown quote, a code block's indent): looked through, so a log is re-joined alike however it came
 _DELIVERY = re.compile(
     r"^(?:\x1b\[[0-9;?]*[A-Za-z]|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.,]{8,18}(?:Z|[+-][0-9:]{4,5})? "
+    r"(?:std(?:out|err) [FP] )?"
     r"|\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) |> ?| {1,8}|\t)*"
 )
 _RESET = re.compile(r"(?:\x1b\[[0-9;?]*[A-Za-z])+$")

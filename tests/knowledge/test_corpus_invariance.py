@@ -31,6 +31,8 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "crlf": lambda text: text.replace("\n", "\r\n"),
     "ansi": _each_line("\x1b[0;31m", "\x1b[0m"),
     "iso-timestamp": _each_line("2024-05-01T10:00:00.123456789Z "),
+    # a node's container log as the CRI runtime writes it (/var/log/pods/…): stamp, stream, tag
+    "cri": _each_line("2024-05-01T10:00:00.123456789Z stderr F "),
     # Ray prints each worker's output behind its actor and pid (verl, OpenRLHF, Ray Train)
     "ray-worker": _each_line("(RayTrainWorker pid=48213, ip=10.0.0.7) "),
     # pasted into an issue or a wiki: a Markdown quote or a code block's indentation

@@ -38,6 +38,11 @@ from knowledge.schema import Entry, Xid
 
 __all__ = ["AnswerBook", "Answerer", "Reply"]
 
+#: a guess at the cause put as a question ("was it the network?", "could the disk have done this?")
+_GUESS = re.compile(
+    r"\b(?:is|was|could|might) (?:it|this|that)\b[^?]{0,30}?\b(?:the )?(?:network|infiniband|interconnect"
+    r"|disk|storage|filesystem|nfs|data ?loader|dataset|scheduler|slurm|preempt\w*)\b"
+)
 #: a question about what something means ("wat is 10000ms", "what's code: -98", "is that SIGKILL?")
 _MEANING = re.compile(
     r"\b(?:mean|means|meaning|stand for)\b"
@@ -134,6 +139,8 @@ class Answerer:
         ranked = self.matcher.scores(question)
         decided = bool(ranked) and ranked[0][0] >= DECISIVE_WEIGHT and ranked[0][2] != "explain"
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
+        if _GUESS.search(m.text) and (checked := answer_overview.alternatives(self.ctx, m)) is not None:
+            return checked  # "so was it the network?? gloo says …": the guess first, whatever else it names
         if _MEANING.search(m.text) and (quoted := answer_quote.quote(self.ctx, m, question)) is not None:
             return quoted  # "what does 'unexpected pos 1088 vs 982' mean": that line, then its meaning
         if asks_meaning and (term := answer_advice.explain(self.ctx, m)) is not None:

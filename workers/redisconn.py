@@ -81,7 +81,8 @@ class RedisTarget:
         """Database and credentials of the data nodes (Sentinel mode), taken from `url` when set."""
         if not self.url:
             return {}
-        parsed = parse_url(self.url)  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
+        parse: Any = parse_url  # untyped before redis-py 8, typed since: `Any` checks under both
+        parsed = parse(self.url)
         return {k: parsed[k] for k in ("db", "username", "password") if parsed.get(k) is not None}
 
 
@@ -167,11 +168,12 @@ def sync_client(target: RedisTarget, options: ClientOptions | None = None) -> re
     kwargs = options.connection_kwargs()
     if not target.uses_sentinel:
         return redis.Redis.from_url(target.url or "", **kwargs)
-    # redis-py leaves Sentinel untyped
-    manager = sentinel.Sentinel(  # type: ignore[no-untyped-call]
+    # Typed `Any` on purpose: redis-py < 8 leaves Sentinel untyped, 8 types it; either way it type-checks.
+    sentinel_class: Any = sentinel.Sentinel
+    manager = sentinel_class(
         list(target.sentinels), sentinel_kwargs=_sentinel_kwargs(target, options, asyncio=False)
     )
-    client: redis.Redis = manager.master_for(  # type: ignore[no-untyped-call]
+    client: redis.Redis = manager.master_for(
         target.master,
         connection_pool_class=_SentinelPool,
         connection_class=_SentinelConnection,
@@ -193,7 +195,8 @@ def async_client(target: RedisTarget, options: ClientOptions | None = None) -> a
             pool = aioredis.BlockingConnectionPool.from_url(target.url or "", **kwargs)
             return aioredis.Redis.from_pool(pool)
         return aioredis.Redis.from_url(target.url or "", **kwargs)
-    manager = asentinel.Sentinel(  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
+    sentinel_class: Any = asentinel.Sentinel  # as in `sync_client`: typed or not, by redis-py version
+    manager = sentinel_class(
         list(target.sentinels), sentinel_kwargs=_sentinel_kwargs(target, options, asyncio=True)
     )
     pool_class = _AsyncBlockingSentinelPool if blocking else _AsyncSentinelPool

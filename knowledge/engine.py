@@ -20,7 +20,17 @@ from pathlib import Path
 import pydantic
 
 from denpex.core.models import Diagnosis, LogSource, MissingEvidence, Stats
-from knowledge import anchors, attribution, cache, flightrec, jobfacts, parallel, report, unwrap
+from knowledge import (
+    anchors,
+    attribution,
+    cache,
+    dockerlog,
+    flightrec,
+    jobfacts,
+    parallel,
+    report,
+    unwrap,
+)
 from knowledge.facts import load_catalogue
 from knowledge.masking import Masker, TextMasker
 from knowledge.patterns import FACT_PATTERNS, SINGLE_FACTS, Pattern, PatternKind, PatternSet
@@ -118,7 +128,8 @@ class Engine:
         the same."""
         t0 = time.perf_counter()
         sources, dumps = flightrec.split_sources(sources)  # collective traces: not log lines
-        sources = [complete(unwrap.rejoin(s)) for s in sources]  # a pasted log cut at 80 columns, joined
+        # Docker's json-file records decoded; a pasted log cut at 80 columns, joined
+        sources = [complete(unwrap.rejoin(dockerlog.decode(s))) for s in sources]
         scans = parallel.scan_all(self.scanner, sources, 2000, jobs, progress)
         done = sum(s.bytes for s in scans)
         job = build_job(scans, self.patterns, self.entries, self.xids)

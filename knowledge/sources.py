@@ -36,10 +36,14 @@ _NODE_FROM_KERNEL = (
     re.compile(r"^(?:dmesg|kern(?:el)?|syslog|journal)[_.-](.+?)(?:\.(?:log|txt|dmesg))*$", re.I),
     re.compile(r"^(.+?)[_.-](?:dmesg|kern(?:el)?|syslog|journal)(?:\.(?:log|txt))*$", re.I),
 )
+#: torchrun `--log-dir`: `<dir>/<run id>/attempt_<N>/<local rank>/{stdout,stderr}.log` (and `error.json`)
+_TORCHRUN_FILE = re.compile(r"(?:^|/)attempt_[0-9]+/([0-9]{1,6})/(?:stdout\.log|stderr\.log|error\.json)$")
 _NODE_GENERIC = re.compile(r"(?:^|[_.-])(?:node|host)[_-]([a-z0-9][a-z0-9.-]*?)(?:[_.]|$)", re.I)
 
 
 def infer_kind(name: str) -> SourceKind:
+    if torchrun_local_rank(name) is not None:
+        return "rank" if torchrun_node(name) is None else "combined"
     base = os.path.basename(name)
     if _KERNEL_NAME.search(base) or base.lower().endswith(".dmesg"):
         return "kernel"
@@ -48,8 +52,30 @@ def infer_kind(name: str) -> SourceKind:
     return "rank" if infer_rank(base) is not None else "combined"
 
 
+def torchrun_local_rank(name: str) -> int | None:
+    """The local rank of a file in torchrun's `--log-dir` layout (`…/attempt_0/3/stderr.log`), else None."""
+    m = _TORCHRUN_FILE.search(name.replace(os.sep, "/"))
+    return int(m.group(1)) if m else None
+
+
+def torchrun_node(name: str) -> str | None:
+    """The host folder above a torchrun log folder (`gpu-07/<run id>/attempt_0/3/stderr.log`), if any.
+
+    torchrun numbers its folders by LOCAL rank: on one node that is the global rank, but log folders
+    gathered from several nodes repeat 0..N-1, so there the files are per-node streams, not ranks.
+    """
+    parts = name.replace(os.sep, "/").split("/")
+    if torchrun_local_rank(name) is None or len(parts) < 5:
+        return None
+    host = parts[-5]
+    return host if _HOST_DIR.match(host) else None
+
+
 def infer_rank(name: str) -> int | None:
-    """The rank a file name encodes, or None (`rank3.log`, `job_123_3.out`, `train-worker-3.log`)."""
+    """The rank a file name encodes, or None (`rank3.log`, `job_123_3.out`, `train-worker-3.log`,
+    torchrun's `attempt_0/3/stderr.log` when the logs come from one node)."""
+    if (local := torchrun_local_rank(name)) is not None:
+        return local if torchrun_node(name) is None else None
     base = os.path.basename(name)
     if base.lower().startswith("slurm-"):  # Slurm's default `slurm-%j.out` / `slurm-%A_%a.out`: job ids
         return None
@@ -61,6 +87,8 @@ def infer_rank(name: str) -> int | None:
 
 
 def infer_node(name: str, kind: SourceKind) -> str | None:
+    if (host := torchrun_node(name)) is not None:
+        return host
     base = os.path.basename(name)
     if kind == "kernel":
         for pattern in _NODE_FROM_KERNEL:
@@ -73,7 +101,7 @@ def infer_node(name: str, kind: SourceKind) -> str | None:
 
 
 _HOST_DIR = re.compile(
-    r"^(?!(?:rank|worker|task|proc|logs?|job|run|out)[_-]?\d*$)[a-z][\w.-]*\d[\w.-]*$", re.I
+    r"^(?!(?:rank|worker|task|proc|logs?|job|run|out|attempt)[_-]?\d*$)[a-z][\w.-]*\d[\w.-]*$", re.I
 )
 
 

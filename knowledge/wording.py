@@ -171,11 +171,15 @@ def phase_words(phase: str) -> str:
 
 
 def silent_end(phase: str) -> str:
-    return (
-        f"No error was logged: the log stops while the job was {phase_words(phase)}. A process that "
-        "vanishes without a traceback there was most likely killed by the kernel (SIGKILL from the OOM "
-        "killer leaves no Python error)."
+    """Why a log that just stops in `phase` points where it does (a wait at set-up, a kill elsewhere)."""
+    why = (
+        "A job that stops there is usually waiting for a peer that never connected (a rank that did not "
+        "start, a wrong MASTER_ADDR or port, a proxy or firewall between the pods)."
+        if phase == "rendezvous"
+        else "A process that vanishes without a traceback there was most likely killed by the kernel "
+        "(SIGKILL from the OOM killer leaves no Python error)."
     )
+    return f"No error was logged: the log stops while the job was {phase_words(phase)}. {why}"
 
 
 def phase_undecided(when: str | None, phases: list[str]) -> tuple[str, str]:

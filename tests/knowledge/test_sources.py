@@ -90,3 +90,42 @@ def test_per_node_folders_name_the_node(tmp_path: Path) -> None:
         (tmp_path / folder / "rank1.log").write_text("x\n")
     nodes = {s.name.split("/")[0]: s.node for s in discover([tmp_path])}
     assert nodes == {"gpu-07": "gpu-07", "ranks": None, "job_4242": None}
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "rank", "node"),
+    [
+        ("none_k2v1/attempt_0/3/stderr.log", "rank", 3, None),
+        ("attempt_1/0/stdout.log", "rank", 0, None),
+        ("logs/none_k2v1/attempt_0/5/error.json", "rank", 5, None),
+        # gathered from several nodes: local ranks repeat, so the file is that node's stream
+        ("gpu-07/none_k2v1/attempt_0/3/stderr.log", "combined", None, "gpu-07"),
+        ("attempt_0/notes.txt", "combined", None, None),
+    ],
+)
+def test_torchrun_log_dir_layout(name: str, kind: str, rank: int | None, node: str | None) -> None:
+    src = complete(LogSource(name=name, data=b""))
+    assert (src.kind, src.rank, src.node) == (kind, rank, node)
+
+
+def test_torchrun_log_dir_names_the_initiating_rank(tmp_path: Path) -> None:
+    """torchrun `--log-dir` writes unprefixed lines per local rank: the folder says whose they are."""
+    from knowledge.engine import Engine
+
+    run = tmp_path / "none_k2v1" / "attempt_0"
+    oom = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+        "GPU 0 has a total capacity of 79.15 GiB of which 1.12 GiB is free."
+    )
+    wait = (
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
+        "Timed out waiting 30000ms for recv operation to complete"
+    )
+    for r in range(4):
+        (run / str(r)).mkdir(parents=True)
+        (run / str(r) / "stdout.log").write_text(f"step 10 loss 1.0{r}\n")
+        (run / str(r) / "stderr.log").write_text((oom if r == 2 else wait) + "\n")
+    diag = Engine.load().diagnose(discover([tmp_path]))
+    assert diag.category == "gpu_oom"
+    assert diag.initiating.rank == 2
+    assert diag.initiating.evidence[0].source == "none_k2v1/attempt_0/2/stderr.log"

@@ -1,0 +1,109 @@
+"""Docker's json-file log driver: one JSON object a line, the program's text inside `"log"`.
+
+`docker logs` prints the text, but a log taken from `/var/lib/docker/containers/<id>/<id>-json.log`
+(or shipped as it is by a log agent) arrives as `{"log":"Traceback (most recent call last):\\n",
+"stream":"stderr","time":"2026-11-20T03:14:02.123456789Z"}`. Read as text, every line starts with
+`{"log":"`, so no line-anchored signature matches, and escapes (`\\"`, `\\u001b`, `\\t`) hide words.
+This decodes such a source before the scan, streaming (a container's log can be gigabytes, so it is
+never held whole), and writes each record as the CRI runtime's form, `<time> <stream> F <text>`, which
+the line anchors and the timestamp parser already look through. Docker cuts lines longer than 16 KiB
+into records without a trailing newline; those are joined back into one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+
+from denpex.core.models import LogSource
+
+#: how much of a source's start is read to recognise the format
+_HEAD = 4096
+#: a record the decoder cannot read is passed on as it is, not dropped (it may hold the one clue)
+_PREFIX = b'{"log":'
+#: a line joined from Docker's 16 KiB pieces is cut here: one runaway line never grows without bound
+MAX_LINE = 1 << 20
+
+
+def decode(source: LogSource) -> LogSource:
+    """The source with Docker's json-file records decoded (streamed), else the source itself."""
+    if source.kind == "kernel" or source.chunks is not None:
+        return source
+    head = _head(source)
+    if head is None or not head.lstrip().startswith(_PREFIX):
+        return source
+    raw = _raw_chunks(source)
+    return source.model_copy(
+        update={"chunks": lambda: records_to_text(raw()), "path": None, "data": None, "file": None}
+    )
+
+
+def records_to_text(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Decode json-file records from raw chunks into CRI-form text lines, as chunks again."""
+    partial: list[str] = []
+    out: list[bytes] = []
+    size = 0
+    for line in _lines(chunks):
+        text = _record(line, partial)
+        if text is None:
+            continue
+        encoded = text.encode("utf-8", errors="replace")
+        out.append(encoded)
+        size += len(encoded)
+        if size >= 1 << 20:
+            yield b"".join(out)
+            out, size = [], 0
+    if partial:
+        out.append((" ".join(partial) + "\n").encode("utf-8", errors="replace"))
+    if out:
+        yield b"".join(out)
+
+
+def _record(line: bytes, partial: list[str]) -> str | None:
+    """One CRI-form line for a complete record; None while a long line's pieces are still coming."""
+    if not line.strip():
+        return None
+    try:
+        rec = json.loads(line)
+        text, stream, stamp = str(rec["log"]), str(rec.get("stream", "stdout")), str(rec.get("time", ""))
+    except (ValueError, KeyError, TypeError):
+        return line.decode("utf-8", errors="replace").rstrip("\n") + "\n"  # not a record: as it is
+    if not text.endswith("\n"):  # a piece of a line longer than Docker's 16 KiB buffer
+        if sum(map(len, partial)) < MAX_LINE:
+            partial.append(text)
+        return None
+    body = "".join(partial) + text[:-1]
+    partial.clear()
+    return f"{stamp} {stream} F {body}\n" if stamp else f"{body}\n"
+
+
+def _lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    rest = b""
+    for chunk in chunks:
+        rest += chunk
+        *whole, rest = rest.split(b"\n")
+        yield from whole
+    if rest:
+        yield rest
+
+
+def _head(source: LogSource) -> bytes | None:
+    try:
+        if source.data is not None:
+            return source.data[:_HEAD]
+        if source.file is not None:
+            return os.pread(source.file.fileno(), _HEAD, 0)
+        if source.path is not None:
+            with source.path.open("rb") as fh:
+                return fh.read(_HEAD)
+    except OSError:
+        return None  # the scan reports it unreadable
+    return None
+
+
+def _raw_chunks(source: LogSource) -> Callable[[], Iterator[bytes]]:
+    """The source's own bytes, read the way the source is meant to be read (by offset for a file a
+    collector opened and checked, never reopened by path)."""
+    original = source.model_copy()
+    return original.open_bytes

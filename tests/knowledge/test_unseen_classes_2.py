@@ -1,0 +1,116 @@
+# ruff: noqa: E501 - realistic log lines are long
+"""Failure classes from the December blind corpus round, each as a small log in the format its tool
+prints (not a copy of a case): an NCCL WARN at communicator set-up, a launcher tearing workers down
+while the model is being built, a log that stops at the TCPStore's socket lines, a stalled object-store
+upload at save, and messages of Lightning, torchvision, vLLM, cpp_extension and torch.multinomial."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from denpex.core.models import Diagnosis
+
+Run = Callable[[Path], Diagnosis]
+
+
+def _log(tmp_path: Path, text: str) -> Path:
+    folder = tmp_path / "logs"
+    folder.mkdir(exist_ok=True)
+    (folder / "console.log").write_text(text)
+    return folder
+
+
+def test_an_nccl_warn_at_set_up_is_a_communicator_error_not_a_silent_rendezvous(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        "host1:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
+        "host1:100:200 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 busId 100000 - Init START\n"
+        "host1:100:200 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /etc/nccl/topo.xml\n"
+        "host1:100:200 [0] graph/xml.cc:420 NCCL WARN Could not find PCI device 0000:b1:00.0\n"
+        "host1:100:200 [0] NCCL INFO graph/topo.cc:680 -> 2\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "nccl_comm_error"
+    assert "NCCL WARN" in d.initiating.evidence[0].text
+
+
+def test_a_benign_nccl_warn_does_not_outrank_the_real_failure(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "host1:100:200 [0] NCCL WARN NET/Plugin : Plugin load (libnccl-net.so) returned 2\n"
+        "step 10 loss 2.1\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.12 GiB is free.\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "gpu_oom"
+
+
+def test_workers_torn_down_while_the_model_is_built_is_a_load_time_host_oom(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        "[2024-03-01 10:00:00,000] [INFO] [RANK 0] building GPT2Model model ...\n"
+        "[2024-03-01 10:00:20,000] [INFO] [RANK 0]  > number of parameters on model parallel rank 0: 6738415616\n"
+        "[2024-03-01 10:01:00,000] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 2001\n"
+        "[2024-03-01 10:01:01,000] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 2002\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "cpu_oom_checkpoint"
+    assert d.initiating.phase == "model_load"
+
+
+def test_a_log_that_stops_at_the_stores_socket_lines_is_a_rendezvous_wait(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        "Using distributed PyTorch with gloo backend\n"
+        "[I socket.cpp:648] [c10d - trace] The client socket is attempting to connect to [master-0]:23456.\n"
+        "[I socket.cpp:725] [c10d] The client socket has connected to [master-0]:23456 on [worker-0]:38244.\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "rendezvous_failure"
+    assert d.initiating.phase == "rendezvous"
+    assert "waiting for a peer" in d.root_cause and "OOM killer" not in d.root_cause
+
+
+def test_a_stalled_object_store_upload_is_a_storage_failure(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "INFO :: Saving checkpoint at step 30000 to gs://bucket/run/step-30000\n"
+        "W0000 00:00:1715498963.019816  583764 curl_transport.cc:444] Error [28]=Timeout was reached in curl operation\n"
+        "Operation too slow. Less than 1024 bytes/sec transferred the last 60 seconds\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "disk_full_or_io"
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        (
+            "RuntimeError: It looks like your LightningModule has parameters that were not used in producing the loss returned by training_step.",
+            "ddp_unused_parameters",
+        ),
+        (
+            "RuntimeError: Your training graph has changed in this iteration, e.g., one parameter is used twice or unused in the previous iteration",
+            "ddp_unused_parameters",
+        ),
+        (
+            "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8.",
+            "env_version_mismatch",
+        ),
+        (
+            "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-32GB GPU has compute capability 7.0.",
+            "env_version_mismatch",
+        ),
+        ("RuntimeError: Ninja is required to load C++ extensions", "env_version_mismatch"),
+        (
+            "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
+            "nan_divergence",
+        ),
+    ],
+)
+def test_one_line_messages_of_the_frameworks(
+    diagnose_dir: Run, tmp_path: Path, line: str, category: str
+) -> None:
+    assert diagnose_dir(_log(tmp_path, line + "\n")).category == category

@@ -32,6 +32,11 @@ _EXCEPTION = re.compile(
     _LABELS + r"((?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt)))"
     r"(?:(: [^ \t]| \(see above for traceback\): )|:?[ \t*`]*$)"
 )
+# IPython/Jupyter names the exception before its frames: `KeyError     Traceback (most recent call last)`
+_IPYTHON_HEADER = re.compile(
+    _LABELS + r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt))"
+    r"[ \t]{2,}Traceback \(most recent call last\)"
+)
 # a module-qualified exception with a message is Python's own format wherever the line starts
 _QUALIFIED = re.compile(
     r"(?:^|[^A-Za-z0-9_.])((?:[a-z_][a-z0-9_]*\.)+([A-Z][A-Za-z0-9_]*(?:Error|Exception))): [^ \t]"
@@ -132,6 +137,8 @@ def verdict_kind(text: str, after_traceback: bool) -> tuple[str, str, bool] | No
     m = _EXCEPTION.match(bare)
     # an excerpt often drops the `Traceback` header; a message after the name is Python's format too
     found = (m.group(2), m.group(3)) if m else None
+    if found is None and (h := _IPYTHON_HEADER.match(bare)) is not None:
+        found = (h.group(1), h.group(1))  # a notebook's header: the name, even if the excerpt stops here
     if found is None and (q := _QUALIFIED.search(bare)) is not None:
         found = (q.group(2), q.group(1))
     if found is not None and (after_traceback or found[1]) and found[0] not in _REPORTS:
@@ -264,6 +271,8 @@ def who(job: Job, fatal: Fatal) -> tuple[int | None, str | None, ActorKey, Stamp
     src = job.scans[fatal.source].source
     hit = hit_of(job, fatal)
     rank = hit.rank.rank if hit.rank.rank is not None else src.rank if src.kind == "rank" else None
+    if rank is None and hit.rank.local is not None and job.single_node:
+        rank = hit.rank.local  # a node-local index (spawn: `process 1`, `--local_rank=1`): one node
     if not fatal.firsthand:
         rank = None
     actor: ActorKey = ("rank", str(rank)) if rank is not None else ("source", src.name)

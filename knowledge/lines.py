@@ -68,6 +68,9 @@ _BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")
 _LEAD_RANK = re.compile(r"^\s*(?:global\s+)?rank[\s:=]+(\d{1,6})\b", re.IGNORECASE)
 _NCCL_DEV = re.compile(r"^\s*(?:\S+:\d+:\d+ )?\[(\d{1,3})\] (?:\S+ )?NCCL ")
 _LOCAL_RANK_ARG = re.compile(r"--local[_-]rank[= ](\d{1,5})")
+#: torch.multiprocessing.spawn's report of a child: `process 1 terminated with signal SIGKILL` (the
+#: index `spawn` passed to the function, which scripts use as their local rank; spawn.py)
+_SPAWN_CHILD = re.compile(r"\bprocess (\d{1,5}) terminated with (?:signal|exit code)\b")
 #: a message that names the rank printing it: the DDP reducer's "did not receive grad for rank 1:",
 #: FSDP's "Failed to clone() tensor with name x on rank 1", c10d's "[PG 0 Rank 3]" further into a line
 #: srun's report of a task: `srun: error: gpu-01: task 1: Segmentation fault` (the task id is the rank)
@@ -133,7 +136,7 @@ def parse_rank(text: str) -> RankInfo:
     m = _NCCL_DEV.match(head)
     if m:  # NCCL's `host:pid:tid [cudaDev]`: the device index, which is the local rank under torchrun
         return RankInfo(None, int(m.group(1)))
-    m = _LOCAL_RANK_ARG.search(text[:2000])
+    m = _LOCAL_RANK_ARG.search(text[:2000]) or _SPAWN_CHILD.search(head)
     if m:
         return RankInfo(None, int(m.group(1)))
     m = _SRUN_TASK.match(head)

@@ -184,9 +184,22 @@ def test_a_library_failure_with_no_environment_line_stays_a_library_failure(
 ) -> None:
     """Without a line that says the stack is unsupported, a cuDNN status is the cuDNN failure."""
     (tmp_path / "train.log").write_text(
-        _CONV_TRACEBACK + "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
+        _CONV_TRACEBACK + "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n"
     )
     assert diagnose_dir(tmp_path).category == "cudnn_or_cublas_error"
+
+
+def test_a_kernel_the_library_could_not_execute_is_first_a_build_mismatch(
+    tmp_path: Path, diagnose_dir: Callable[[Path], Diagnosis]
+) -> None:
+    """A bare EXECUTION_FAILED: resolved threads mostly trace it to a build without kernels for the GPU
+    (a CUDA 10 wheel on an Ampere card); the library bug stays the named alternative."""
+    (tmp_path / "train.log").write_text(
+        _CONV_TRACEBACK + "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
+    )
+    d = diagnose_dir(tmp_path)
+    assert d.category == "env_version_mismatch"
+    assert "cudnn_or_cublas_error" in [a.category for a in d.alternatives]
 
 
 def test_an_import_failure_long_before_a_crash_does_not_explain_it(

@@ -114,3 +114,46 @@ def test_one_line_messages_of_the_frameworks(
     diagnose_dir: Run, tmp_path: Path, line: str, category: str
 ) -> None:
     assert diagnose_dir(_log(tmp_path, line + "\n")).category == category
+
+
+def test_a_notebook_traceback_cut_before_its_message_still_names_the_oom(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        " [ 501/1500 06:35 < 13:11, 1.26 it/s, Epoch 1/3]\n"
+        "OutOfMemoryError                          Traceback (most recent call last)\n"
+        "Cell In[9], line 22\n"
+        "---> 22 trainer.train()\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "gpu_oom"
+
+
+def test_notebook_frames_give_the_phase(diagnose_dir: Run, tmp_path: Path) -> None:
+    """IPython writes frames as `File …/trainer.py:2356, in Trainer._save_checkpoint(self, …)`."""
+    site = "File ~/envs/t/lib/python3.10/site-packages"
+    log = (
+        "OutOfMemoryError                          Traceback (most recent call last)\n"
+        f"{site}/transformers/trainer.py:2356, in Trainer._save_checkpoint(self, model, trial, metrics)\n"
+        "-> 2356 self.save_model(output_dir, _internal_call=True)\n"
+        f"{site}/torch/nn/modules/module.py:1818, in Module.state_dict(self, destination, prefix)\n"
+        "OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 14.75 GiB total capacity; 13.52 GiB already allocated; 10.81 MiB free; 13.77 GiB reserved in total by PyTorch)\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "gpu_oom_checkpoint_gather"
+    assert d.initiating.phase == "checkpoint_save"
+
+
+def test_a_notebook_key_error_header_is_a_user_code_error(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = "KeyError                                  Traceback (most recent call last)\nCell In[3], line 5\n"
+    assert diagnose_dir(_log(tmp_path, log)).category == "shape_or_user_code_error"
+
+
+def test_the_child_multiprocessing_spawn_names_is_the_rank(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 300, in <module>\n'
+        "    torch.multiprocessing.spawn(main, nprocs=4, args=(cfg,))\n"
+        "torch.multiprocessing.spawn.ProcessExitedException: process 2 terminated with signal SIGKILL\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert (d.category, d.initiating.rank) == ("host_oom", 2)

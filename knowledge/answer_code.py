@@ -103,12 +103,20 @@ def user_frame(c: Ctx, rank: int) -> tuple[Frame, str, str] | None:
     deepest = users[-1]
     after = [ln for ln in lines if ln.line == deepest.line.line + 1]
     code = _clean(after[0].text) if after and not _FRAME.search(after[0].text) else ""
-    below = [f for f in frames if not f.user and f.line.line > deepest.line.line]
+    below = [f for f in frames if not f.user and f.line.line > deepest.line.line] or _deeper(c, rank, lines)
     inner = ""
     if below:
         pkg = _PACKAGE.search(below[-1].path)
         inner = tf.inside(below[-1].func, pkg.group(1) if pkg else "")
     return deepest, code, inner
+
+
+def _deeper(c: Ctx, rank: int, shown: list[EvidenceLine]) -> list[Frame]:
+    """The library frames of another saved copy of the rank's traceback (torchrun's per-rank stderr
+    next to the combined log), when the copy with the user's frame kept none below it; its
+    torch.distributed frames first, since the innermost of them names the collective it was in."""
+    others = [f for ls in rank_lines(c, rank).values() if ls != shown for f in _frames(ls) if not f.user]
+    return [f for f in others if "/torch/distributed/" in f.path] or others
 
 
 def where_in_code(c: Ctx, m: Match) -> Reply | None:
@@ -128,7 +136,13 @@ def where_in_code(c: Ctx, m: Match) -> Reply | None:
     ]
     if r.first_line is not None:
         shown.append(r.first_line)
+    if _VERSUS.search(m.text) and (rows := collective_rows(c)[0]):  # "… vs the others": theirs too
+        lead += " " + tf.collectives(rows)
     return reply("code", lead, _unique(shown))
+
+
+#: a code question that compares the rank with the rest ("what line is rank 3 on vs the others")
+_VERSUS = re.compile(r"\b(?:vs\.?|versus|compared|the others|the rest|other ranks|everyone else)\b")
 
 
 def stack(c: Ctx, m: Match) -> Reply | None:

@@ -14,8 +14,10 @@ from collections.abc import Callable
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
+from knowledge import answer_checks, answer_evidence, answer_more
 from knowledge import evidence_numbers as num
 from knowledge.answer_types import Ctx, Reply, gib, reply
+from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import JobView, RankView, rank_numbers
 from knowledge.wording import phase_words
@@ -121,3 +123,39 @@ def _shown(v: JobView, r: RankView | None) -> Callable[[int], list[EvidenceLine]
 
 def _size(value: float) -> str:
     return gib(value) if value >= 1 else f"{value * 1024:.0f} MiB"
+
+
+#: a memory question that compares ranks ("was rank 5 using more than the others the whole run?")
+_COMPARE = re.compile(
+    r"\b(?:other ranks|the others|the rest|vs\.?|versus|compared|whole run|all along|every rank|each rank"
+    r"|more (?:memory|mem|ram|vram) than|sitting at)\b"
+)
+
+
+def answer(c: Ctx, m: Match) -> Reply | None:
+    """The memory figures; a SIGKILL no kernel line explains is said to be unproven first; named ranks
+    without a memory error of their own are told so, with the line each did fail with."""
+    base = memory(c, m)
+    v = c.view
+    if v.numbers.oom is None and v.numbers.host is None and (unseen := answer_evidence.killed_unseen(c)):
+        return reply("memory", unseen, [x for x in (answer_evidence.sigkill_line(c),) if x is not None])
+    if base is not None and (killer := answer_checks.killer_check(c, m)):
+        return reply("memory", f"{killer} {base.lead}", base.lines)
+    if base is not None and _COMPARE.search(m.text) and (by_rank := answer_more.memory_by_rank(c)):
+        return reply("memory", f"{by_rank} {base.lead}", base.lines)
+    named = [v.ranks[x] for x in (m.ranks or ((m.rank,) if m.rank is not None else ())) if x in v.ranks]
+    bystanders = [r for r in named if r.role != "initiating" and not _has_figures(v, r)]
+    if base is None or not bystanders or len(bystanders) < len(named):
+        return base
+    ini = v.initiating.rank if v.initiating else None
+    own = [r.first_line for r in bystanders if r.first_line is not None]
+    if len(bystanders) == 1:
+        r = bystanders[0]
+        return reply("memory", f"{tf.not_this_rank(r.rank, r.role, ini)} {base.lead}", [*base.lines, *own])
+    lead = tf.NOT_THESE_RANKS.format(ranks=rl(bystanders), ini=ini if ini is not None else "?")
+    return reply("memory", f"{lead} {base.lead}", [*base.lines, *own])
+
+
+def _has_figures(v: JobView, r: RankView) -> bool:
+    nums = rank_numbers(v, r)
+    return nums.oom is not None or nums.kill is not None or nums.host is not None

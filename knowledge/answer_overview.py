@@ -21,8 +21,8 @@ from knowledge import (
     answer_advice,
     answer_checks,
     answer_code,
+    answer_evidence,
     answer_facts,
-    answer_memory,
     answer_more,
     answer_quote,
 )
@@ -30,7 +30,7 @@ from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import xid as parse_xid
 from knowledge.intents import Match
-from knowledge.jobfacts_answers import RankView, launcher_exits, rank_numbers, seconds_between
+from knowledge.jobfacts_answers import RankView, launcher_exits, seconds_between
 from knowledge.schema import DATA_DIR
 
 DEBUG_PATH = DATA_DIR / "debug.toml"
@@ -39,6 +39,7 @@ _INTACT = re.compile(
     r"|done|restart from|resume from|load)\b"
 )
 _STEP_QUESTION = re.compile(r"\b(?:step|steps|iteration|iter|how far)\b")
+_CALL_QUESTION = re.compile(r"\b(?:call|function|frame|line of (?:my|our|the) code)\b")
 _SAVING = re.compile(
     r"[Ss]aving (?:model )?checkpoint[^/]*?(?:/\S*/)?((?:checkpoint|ckpt|global_step)[-_]?\d+[\w.]*)"
 )
@@ -114,7 +115,21 @@ def _same_slot(c: Ctx, m: Match) -> str:
     return tf.PCI_OTHER_NODE.format(xid_node=node, pci=ev.pci, xid_rank=who, node=r.node)
 
 
+#: "why only rank 5?": what set that rank apart from the others
+_ONLY = re.compile(
+    r"\bwhy (?:only|just) rank \d+\b|\bwhy rank \d+ and not\b|\bwhy only (?:that|this|one) rank\b"
+)
+
+
 def rank_why(c: Ctx, m: Match) -> Reply | None:
+    """Why the rank failed; asked "why only rank 5?", also its last batch line (what set it apart)."""
+    base = _rank_why(c, m)
+    if base is None or not _ONLY.search(m.text) or (batch := answer_code.batch(c, m)) is None:
+        return base
+    return reply("rank_why", f"{base.lead} {batch.lead}", [*base.lines, *batch.lines])
+
+
+def _rank_why(c: Ctx, m: Match) -> Reply | None:
     """The fact handler's answer, plus the desync the tracebacks show when this rank is the odd one;
     several ranks named ("did ranks 0 and 2 also get a NaN?"): each one's part."""
     if m.rank is None and len(m.ranks) >= 2:
@@ -146,6 +161,18 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
 
 
 def phase(c: Ctx, m: Match) -> Reply | None:
+    """The phase answer, and the checkpoint file when asked which one ("was it saving? which ckpt"), or
+    the last step completed before the failing one when asked for the last good step."""
+    base = _phase(c, m)
+    named, lines = answer_evidence.checkpoint_named(c, m)
+    if not named:
+        named, lines = answer_evidence.last_good_step(c, m)
+    if base is None or not named or named in base.lead:
+        return base
+    return reply("phase", f"{base.lead} {named}", [*base.lines, *(x for x in lines if x not in base.lines)])
+
+
+def _phase(c: Ctx, m: Match) -> Reply | None:
     """The phase answer; when no line says the phase, the rank's last saved line shows what it did;
     a step asked for and not logged by the rank is said so, with the nearest step the job shows."""
     base = answer_facts.phase(c, m)
@@ -158,6 +185,10 @@ def phase(c: Ctx, m: Match) -> Reply | None:
         return reply("phase", f"{base.lead} {tf.partial_checkpoint(r.rank, name)}", [*base.lines, *lines])
     if r.last_step is None and _STEP_QUESTION.search(m.text):
         lead, lines = _step_hint(c, r)
+        found = answer_code.user_frame(c, r.rank) if _CALL_QUESTION.search(m.text) else None
+        if found is not None:  # "… at step 6? what call was it in": the call too
+            frame, code, inner = found
+            lead += " " + tf.in_call(frame.func, frame.path.rsplit("/", 1)[-1], frame.number, code, inner)
         return reply("phase", f"{base.lead} {lead}", [*base.lines, *lines])
     if r.phase and (found := answer_code.user_frame(c, r.rank)) is not None:  # in which call of the save
         frame, code, inner = found
@@ -185,31 +216,6 @@ def _step_hint(c: Ctx, r: RankView) -> tuple[str, list[EvidenceLine]]:
         if found:
             return tf.no_step(r.rank, tf.saving_file(found.group(1), ref(ln))), [ln]
     return tf.no_step(r.rank, ""), []
-
-
-#: a memory question that compares ranks ("was rank 5 using more than the others the whole run?")
-_COMPARE = re.compile(
-    r"\b(?:other ranks|the others|the rest|vs\.?|versus|compared|whole run|all along|every rank|each rank"
-    r"|more (?:memory|mem|ram|vram) than|sitting at)\b"
-)
-
-
-def memory(c: Ctx, m: Match) -> Reply | None:
-    """The memory figures; a named rank without a memory error of its own is told so first."""
-    base = answer_memory.memory(c, m)
-    if base is not None and (killer := answer_checks.killer_check(c, m)):
-        return reply("memory", f"{killer} {base.lead}", base.lines)
-    if base is not None and _COMPARE.search(m.text) and (by_rank := answer_more.memory_by_rank(c)):
-        return reply("memory", f"{by_rank} {base.lead}", base.lines)
-    v = c.view
-    r = v.ranks.get(m.rank) if m.rank is not None else None
-    if base is None or r is None or r.role == "initiating":
-        return base
-    nums = rank_numbers(v, r)
-    if nums.oom is not None or nums.kill is not None or nums.host is not None:
-        return base
-    ini = v.initiating.rank if v.initiating else None
-    return reply("memory", f"{tf.not_this_rank(r.rank, r.role, ini)} {base.lead}", base.lines)
 
 
 def hang(c: Ctx, m: Match) -> Reply | None:
@@ -363,7 +369,6 @@ __all__ = [
     "hang",
     "history",
     "load_debug",
-    "memory",
     "others",
     "phase",
     "rank_why",

@@ -52,7 +52,8 @@ def _fragments(text: str) -> list[str]:
 
 
 def _normal(s: str) -> str:
-    return re.sub(r"\s+", " ", s.lower().replace("ms", " ms")).strip()
+    """Case, spacing and separators aside (`code -98` is the line's `code: -98,`)."""
+    return re.sub(r"\s+", " ", re.sub(r"[:=,]", " ", s.lower().replace("ms", " ms"))).strip()
 
 
 #: a phrase of the question must have this many words to be taken for a quote of a line
@@ -154,8 +155,34 @@ def port(c: Ctx, m: Match) -> Reply | None:
     """ "What port was it?": the port the failing line names."""
     for ln in _pool(c):
         if (found := _PORT.search(ln.text)) is not None:
-            return reply("port", tf.PORT_IS.format(port=found.group(1) or found.group(2), ref=ref(ln)), [ln])
+            lead = tf.PORT_IS.format(port=found.group(1) or found.group(2), ref=ref(ln))
+            command = c.d.verify or (c.entry.verify if c.entry else "")
+            if _DEFAULT.search(m.text):  # "is 54661 the torchrun default?"
+                lead += " " + tf.PORT_DEFAULT.format(default=TORCHRUN_PORT)
+            if _IN_USE.search(ln.text) and _HOLDER.search(m.text):  # "could an old run hold it?"
+                lead += " " + tf.PORT_IN_USE
+            if _HOLDER.search(m.text) and command:  # "how do I see what's holding the port?"
+                return reply("port", f"{lead} {tf.PORT_HOLDER}", [ln], code=command)
+            return reply("port", lead, [ln])
     return None
 
 
-__all__ = ["QUOTED", "located", "path", "port", "quote", "saving_line"]
+#: torchrun's `--master-port` when none is given (and `MASTER_PORT` is unset)
+TORCHRUN_PORT = 29500
+_DEFAULT = re.compile(r"\b(?:default|standard|usual)\b")
+_IN_USE = re.compile(r"EADDRINUSE|address already in use", re.IGNORECASE)
+
+
+#: "how do I see what's holding the port", "who is using it": the command that shows the holder
+_HOLDER = re.compile(
+    r"\b(?:hold|holds|holding|hanging onto|using|uses|bound|owns|listening|occup\w*)\b"
+    r"|\bhow (?:do|can|would) (?:i|we) (?:see|find|check|tell)"
+)
+
+
+def pool(c: Ctx) -> list[EvidenceLine]:
+    """Every line the diagnosis kept, the verdict's first, each once."""
+    return _pool(c)
+
+
+__all__ = ["QUOTED", "located", "path", "pool", "port", "quote", "saving_line"]

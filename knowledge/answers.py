@@ -25,9 +25,12 @@ from knowledge import (
     answer_checks,
     answer_code,
     answer_complaint,
+    answer_evidence,
     answer_facts,
+    answer_memory,
     answer_overview,
     answer_quote,
+    answer_timeline,
 )
 from knowledge.answer_types import Ctx, Reply
 from knowledge.facts import load_catalogue
@@ -59,10 +62,10 @@ HANDLERS: dict[str, Handler] = {
     "others": answer_overview.others,
     "which_rank": answer_overview.which_rank,
     "rank_why": answer_overview.rank_why,
-    "when": answer_facts.when,
+    "when": answer_timeline.when,
     "ranks_count": answer_facts.ranks_count,
     "phase": answer_overview.phase,
-    "memory": answer_overview.memory,
+    "memory": answer_memory.answer,
     "hang": answer_overview.hang,
     "show_lines": answer_code.show_lines,
     "code": answer_code.where_in_code,
@@ -86,6 +89,8 @@ HANDLERS: dict[str, Handler] = {
     "backend": answer_checks.backend,
     "path": answer_quote.path,
     "port": answer_quote.port,
+    "loss": answer_evidence.loss,
+    "gaps": answer_evidence.gaps,
 }
 
 
@@ -125,11 +130,14 @@ class Answerer:
         if first.intent == "help":
             return self.answer_one(question)
         second = self.answer_one(parts[1])
-        if second.intent == first.intent:
-            return first
+        if second.intent == first.intent:  # "was it saving? which ckpt": one answer, told both asks' words
+            whole = self.answer_one(question)
+            return whole if whole.intent == first.intent else first
         if second.intent == "help" or not second.lead:
             return _with(first, tf.ALSO_ASKED.format(ask=parts[1]), [])
         extra = f" {second.bullets[0]}" if second.intent in ("fix", "debug") and second.bullets else ""
+        if second.intent == "verify" and second.code and "\n" not in second.code:  # the command itself
+            extra = f" `{second.code}` {second.action}".rstrip()
         return _with(first, second.lead + extra, second.lines[:1])
 
     def answer_one(self, question: str) -> Reply:
@@ -139,6 +147,8 @@ class Answerer:
         ranked = self.matcher.scores(question)
         decided = bool(ranked) and ranked[0][0] >= DECISIVE_WEIGHT and ranked[0][2] != "explain"
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
+        if (killed := answer_evidence.sigkill_check(self.ctx, m)) is not None:
+            return killed  # "'killed by signal: Killed' -- a sigkill?": the signal, and who may have sent it
         if _GUESS.search(m.text) and (checked := answer_overview.alternatives(self.ctx, m)) is not None:
             return checked  # "so was it the network?? gloo says …": the guess first, whatever else it names
         if _MEANING.search(m.text) and (quoted := answer_quote.quote(self.ctx, m, question)) is not None:

@@ -29,127 +29,21 @@ CUE_WEIGHT = 1.5
 #: running out of memory*" asks for the fix, not the memory figures): it outranks any cue count
 DECISIVE_WEIGHT = 10.0
 _WORD = re.compile(r"[a-z0-9_]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "it",
-        "its",
-        "this",
-        "that",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "and",
-        "or",
-        "do",
-        "does",
-        "did",
-        "i",
-        "we",
-        "you",
-        "my",
-        "our",
-        "be",
-        "was",
-        "were",
-        "me",
-        "us",
-        "please",
-        "there",
-        "any",
-        "can",
-        "could",
-        "would",
-        "will",
-        "with",
-        "from",
-        "at",
-        "by",
-        "about",
-        "just",
-        "so",
-        "then",
-        "now",
-    ]
+_STOP = frozenset(  # one string, split: a list literal would take a line per word
+    (  # noqa: SIM905
+        "a an the is it its this that of to in on for and or do does did i we you my our be was were me "
+        "us please there any can could would will with from at by about just so then now"
+    ).split()
 )
 #: words the questions use that no exemplar has, so typo correction does not "fix" them away
 _KNOWN = frozenset(
-    [
-        "memory",
-        "checkpoint",
-        "rank",
-        "ranks",
-        "node",
-        "nodes",
-        "which",
-        "where",
-        "when",
-        "what",
-        "why",
-        "how",
-        "hang",
-        "hung",
-        "stuck",
-        "timeout",
-        "trace",
-        "stack",
-        "traceback",
-        "fault",
-        "problem",
-        "issue",
-        "hardware",
-        "network",
-        "driver",
-        "restart",
-        "rerun",
-        "fail",
-        "failed",
-        "die",
-        "died",
-        "crash",
-        "crashed",
-        "killed",
-        "kill",
-        "saving",
-        "save",
-        "allocate",
-        "allocated",
-        "free",
-        "total",
-        "batch",
-        "step",
-        "code",
-        "collective",
-        "broadcast",
-        "reduce",
-        "gather",
-        "happen",
-        "happened",
-        "other",
-        "others",
-        "whats",
-        "thats",
-        "wheres",
-        "whos",
-        "hows",
-        "theres",
-        "heres",
-        "dont",
-        "didnt",
-        "doesnt",
-        "isnt",
-        "wasnt",
-        "cant",
-        "wont",
-        "shouldnt",
-        "couldnt",
-        "wouldnt",
-    ]
+    (  # noqa: SIM905
+        "memory checkpoint rank ranks node nodes which where when what why how hang hung stuck timeout "
+        "trace stack traceback fault problem issue hardware network driver restart rerun fail failed die "
+        "died crash crashed killed kill saving save allocate allocated free total batch step code "
+        "collective broadcast reduce gather happen happened other others whats thats wheres whos hows "
+        "theres heres dont didnt doesnt isnt wasnt cant wont shouldnt couldnt wouldnt"
+    ).split()
 )
 _RANK = re.compile(r"\brank\s*#?\s*(\d{1,6})(?!\d)|(?<![\w-])r(\d{1,5})\b")
 _NODE = re.compile(r"(?:\bnode\s+|\bon\s+|\bhost\s+)([a-z0-9][\w.-]*\d[\w.-]*)")
@@ -167,8 +61,20 @@ def tokens(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
+#: a span of ranks in shorthand (`r1-r3`, `rank 0-2`, `r0 to 3`): read as `ranks 1-3`, low to high only
+_SPAN = re.compile(
+    r"(?<![\w-])(?:r|rks?|rnks?|ranks?)[ #]?(\d{1,5}) ?(?:-|to) ?(?:r|rk|rnk|rank)?(\d{1,5})\b"
+)
+
+
+def _span(m: re.Match[str]) -> str:
+    lo, hi = int(m.group(1)), int(m.group(2))
+    return f"ranks {lo}-{hi}" if lo < hi else m.group(0)
+
+
 #: Slack shorthand, spelled out before matching (`y did r3 die` -> `why did rank 3 die`)
 _SHORTHAND = (
+    (_SPAN, _span),
     (re.compile(r"(?<![\w-])(?:r|rk|rnk|rank)[ #]?(\d{1,5})\b"), r"rank \1"),
     (re.compile(r"(?<![\w-])(?:mem|memroy|memmory|mmeory)(?![\w-])"), "memory"),
     (re.compile(r"(?<![\w-])(?:ckpt|chkpt|ckpts|checkpt)(?![\w-])"), "checkpoint"),
@@ -181,6 +87,8 @@ _SHORTHAND = (
     (re.compile(r"\bhw\b"), "hardware"),
     (re.compile(r"\b(?:pls|plz|pl[sz]e)\b"), "please"),
     (re.compile(r"\b(?:cfg|conf)\b"), "config"),
+    (re.compile(r"\b(?:cmd|cmds)\b"), "command"),
+    (re.compile(r"\b(?:tb|tbs)\b"), "traceback"),
     (re.compile(r"\b(?:b/c|bc|cuz|coz)\b"), "because"),
 )
 #: a possessive (`the gpu's fault` -> `the gpu fault`); contractions keep their `s` (`what's` -> `whats`)
@@ -369,7 +277,7 @@ def named_ranks(q: str) -> tuple[int, ...]:
 
 #: where one ask ends and another begins: a `?` mid-text, `but`, `, and why`, `and which` ...
 _ASK_SPLIT = re.compile(
-    r"\?+\s+|\s*[,;]?\s+but\s+|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
+    r"\?+\s+|(?<=[a-z])\.\s+(?=[a-z])|\s+\+\s+|\s*[,;]?\s+but\s+|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
     r"does|do|can|should|could|will)\b)|\s+and\s+(?:also\s+)?(?=(?:why|what|which|how|where|when|who)\b)"
 )
 _ASKS = re.compile(

@@ -108,6 +108,15 @@ def test_a_stalled_object_store_upload_is_a_storage_failure(diagnose_dir: Run, t
             "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
             "nan_divergence",
         ),
+        (
+            "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR expected, but not set",
+            "rendezvous_failure",
+        ),
+        ("RuntimeError: Stop_waiting response is expected", "rendezvous_failure"),
+        (
+            "RuntimeError: CUDA error: uncorrectable NVLink error was detected during the execution",
+            "gpu_hardware_xid",
+        ),
     ],
 )
 def test_one_line_messages_of_the_frameworks(
@@ -157,3 +166,12 @@ def test_the_child_multiprocessing_spawn_names_is_the_rank(diagnose_dir: Run, tm
     )
     d = diagnose_dir(_log(tmp_path, log))
     assert (d.category, d.initiating.rank) == ("host_oom", 2)
+
+
+def test_a_kill_after_nemos_save_started_line_is_a_checkpoint_oom(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "[NeMo I 2024-05-01 10:00:00 model_checkpoint:300] Checkpoint save for step 1000 started at 1714557600.0.\n"
+        "Killed\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert (d.category, d.initiating.phase) == ("cpu_oom_checkpoint", "checkpoint_save")

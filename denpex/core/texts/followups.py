@@ -276,3 +276,49 @@ STOPPED_ALIVE = (
     "The launcher's summary shows it was ended by SIGTERM ({ref}): it was still running — stuck, not "
     "crashed — when torchrun stopped it."
 )
+NOT_THESE_RANKS = (
+    "Rank(s) {ranks} had no memory error of their own: they were collateral, each failing with its own "
+    "line below after rank {ini}'s memory error."
+)
+KILLED_UNSEEN = (
+    "{what} on rank {rank}: the process was ended by SIGKILL (`Killed` is signal 9, {ref}); no kernel "
+    "log came with this job, so the logs don't show who sent it. A SIGKILL with no Python error is "
+    "most often the kernel OOM killer (host RAM running out): check "
+    "`dmesg -T | grep -i -E 'oom|killed process'` on {node} to confirm."
+)
+CHECKPOINT_NAMED = "The save it was in was writing `{name}` ({ref})."
+PORT_HOLDER = "To see what holds it, run on that node:"
+GAPS_LEAD = "To confirm it, this job's evidence lacks: {gaps}."
+GAP_KERNEL = (
+    "the kernel log (`dmesg -T`) of {nodes} — pull it off the node: it shows OOM kills, cgroup memory "
+    "limits and GPU Xid errors at the failure's time"
+)
+GAP_DUMPS = "Flight Recorder dumps (the last collective each rank entered)"
+GAP_RANKS = "any log from rank(s) {ranks}"
+GAPS_NONE = (
+    "Nothing obvious is missing: this job's evidence has the ranks' logs and the kernel log of {nodes}."
+)
+LOSS_TREND = "The last logged losses ({who}, steps {first}–{last}): {values}."
+LOSS_FLAT = "No spike in those logged values (range {low}–{high}); the last one was {value} at step {step}."
+LOSS_SPIKE = "The loss rose before the end: {value} at step {step}, against {median} typical before it."
+LOSS_THEN = "Then rank {rank} failed with {what} ({ref})."
+LOSS_NONE = "No loss values are in the lines Denpex read (no progress line prints a loss)."
+GAP_SCHEDULER = (
+    "the scheduler's record of the job's memory (`sacct -j <jobid> -o JobID,State,ExitCode,MaxRSS,ReqMem` "
+    "under Slurm, `kubectl describe pod` on Kubernetes): its peak resident memory against its limit"
+)
+PORT_DEFAULT = (
+    "That is not torchrun's default ({default}, used when neither `--master-port` nor `MASTER_PORT` is "
+    "set): this port was chosen by the launch."
+)
+PORT_IN_USE = (
+    "`EADDRINUSE` means another process was already listening on it — often a leftover or concurrent "
+    "run on the same node (a stale process of an earlier job)."
+)
+EVENT_SAVE = "the save started"
+EVENT_TEARDOWN = "torchrun sent SIGTERM to the other workers"
+EVENT_FAILURE = "rank {rank} failed"
+EVENT_GAP = "{gap} between them: {first} at {at_a} ({ref_a}), {second} at {at_b} ({ref_b})."
+EVENT_ABOUT = "About {about} ({exact} counted from the launcher's summary, which gives whole seconds)"
+LAST_GOOD_STEP = "The last step rank {rank} logged before step {failed}, where it failed, was {step} ({ref})."
+GAP_ENGINE = "the {what} ({action})"

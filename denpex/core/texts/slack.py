@@ -505,7 +505,8 @@ def oom_fix_facts(rank: str, short: str, gpu: str, reserved: str | None, covers:
         text += (
             f"; its {reserved} reserved-but-unallocated would cover that, so start with expandable segments"
             if covers
-            else "; fragmentation would not cover that, so cut memory per step (micro-batch, checkpointing)"
+            else f"; fragmentation would not cover that (only {reserved} reserved-but-unallocated), so cut "
+            "memory per step (micro-batch, checkpointing)"
         )
     return text + "."
 

@@ -1,0 +1,194 @@
+"""Answers about what the evidence holds beyond the verdict's line: the loss values before a NaN, what is
+missing to confirm the diagnosis, who sent a SIGKILL the logs only name.
+
+"did the loss spike before it went nan?", "what should I pull off the node to confirm this?", "killed
+by who, oom?": each is a fact of this job's saved lines (the progress lines, the sources it came with,
+the signal's own line), said as the lines say it, never beyond them — a SIGKILL without a kernel log
+is said to be unproven, with the command that proves it.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
+from denpex.core.texts import slack as t
+from knowledge import answer_quote
+from knowledge.answer_types import Ctx, Reply, rank_lines, ref, reply
+from knowledge.answer_types import rank_list as rl
+from knowledge.intents import Match
+from knowledge.lines import parse_step
+
+#: a loss a progress line prints (`loss 1.0358`, `loss=1.52`, `train/loss: 0.98`, `loss nan`)
+_LOSS = re.compile(r"\bloss\b[\"']?\s*[=:]?\s*([-+]?(?:[0-9]+\.?[0-9]*(?:e[-+]?[0-9]+)?|nan|inf))\b", re.I)
+#: how many of the last logged losses an answer shows
+LOSS_SHOWN = 5
+#: a last value this many times the typical one before it is a spike
+SPIKE_RATIO = 2.0
+
+
+Loss = tuple[int, str, EvidenceLine]  # step, the value as logged, its line
+
+
+def _losses(c: Ctx, rank: int) -> list[Loss]:
+    """(step, loss, line) of every progress line the rank wrote, in step order, each step once."""
+    found: dict[int, tuple[str, EvidenceLine]] = {}
+    for lines in rank_lines(c, rank).values():
+        for ln in lines:
+            step, loss = parse_step(ln.text), _LOSS.search(ln.text)
+            if step is not None and loss is not None:
+                found[step] = (loss.group(1), ln)
+    return [(s, v, ln) for s, (v, ln) in sorted(found.items())]
+
+
+def loss(c: Ctx, m: Match) -> Reply:
+    """The last logged losses (the named rank's, else the rank that logged the most), whether they rose,
+    then the failure that followed. Only logged values are judged: a step not logged is not claimed."""
+    ini = c.view.initiating
+    first = [ini.rank] if ini is not None else []
+    ranks = [m.rank] if m.rank is not None and m.rank in c.view.ranks else first + sorted(c.view.ranks)
+    series = max((_losses(c, r) for r in ranks), key=len, default=[])
+    if not series:
+        return reply("loss", tf.LOSS_NONE, c.view.key_line())
+    shown = series[-LOSS_SHOWN:]
+    who = _who(c, ranks, series) or "the progress lines"
+    values = ", ".join(v for _, v, _ in shown)
+    lead = tf.LOSS_TREND.format(who=who, first=shown[0][0], last=shown[-1][0], values=values)
+    lead += " " + _trend(series, shown)
+    lines = [shown[0][2], shown[-1][2]] if len(shown) > 1 else [shown[-1][2]]
+    if ini is not None and ini.first_line is not None:
+        what = t.category_words(c.view.category)
+        lead += " " + tf.LOSS_THEN.format(rank=ini.rank, what=what, ref=ref(ini.first_line))
+        lines.append(ini.first_line)
+    return reply("loss", lead, lines)
+
+
+def _trend(series: list[Loss], shown: list[Loss]) -> str:
+    """Whether the last logged value rose well above the typical one before it; a NaN is not a rise."""
+    step, last, _ = series[-1]
+    before = [float(v) for _, v, _ in series[:-1]]
+    value = float(last)
+    typical = statistics.median(before) if before else value
+    if before and value == value and abs(value) > SPIKE_RATIO * abs(typical):  # NaN != NaN
+        return tf.LOSS_SPIKE.format(value=last, step=step, median=f"{typical:.4g}")
+    low = min(shown, key=lambda x: float(x[1]))[1]
+    high = max(shown, key=lambda x: float(x[1]))[1]
+    return tf.LOSS_FLAT.format(low=low, high=high, value=last, step=step)
+
+
+def _who(c: Ctx, ranks: list[int], series: list[Loss]) -> str:
+    for r in ranks:
+        if _losses(c, r) == series:
+            return f"rank {r}"
+    return ""
+
+
+def gaps(c: Ctx, m: Match) -> Reply | None:
+    """What the evidence lacks to confirm the verdict — the engine's own list of missing sources first,
+    then a node's kernel log, the scheduler's record, Flight Recorder dumps, a silent rank's log — and
+    what to turn on or collect for this failure mode."""
+    v = c.view
+    nodes = [n for n in v.nodes if n] or ([v.initiating.node] if v.initiating and v.initiating.node else [])
+    names = ", ".join(f"`{n}`" for n in nodes) or "the failing rank's node"
+    missing = [tf.GAP_ENGINE.format(what=x.what, action=x.next_action) for x in c.d.missing_evidence]
+    said = " ".join(missing).lower()
+    if not c.d.nodes and "kernel" not in said:
+        missing.append(tf.GAP_KERNEL.format(nodes=names))
+    if v.category in _COLLECTIVE and not c.d.collectives.dumps and "flight recorder" not in said:
+        missing.append(tf.GAP_DUMPS)
+    if v.category in _HOST_MEMORY and "scheduler" not in said:
+        missing.append(tf.GAP_SCHEDULER)
+    if silent := v.with_role("missing"):
+        missing.append(tf.GAP_RANKS.format(ranks=rl(silent)))
+    steps = list(c.debug.get(v.category) or c.debug.get("default") or [])
+    lead = tf.GAPS_LEAD.format(gaps="; ".join(missing)) if missing else tf.GAPS_NONE.format(nodes=names)
+    return reply("gaps", lead, v.key_line(), bullets=steps)
+
+
+#: categories whose verdict a Flight Recorder dump would confirm
+_COLLECTIVE = frozenset({"nccl_timeout", "nccl_comm_error", "hang_no_error"})
+#: categories whose limit and peak the scheduler's accounting shows (a cgroup limit below the node's RAM)
+_HOST_MEMORY = frozenset({"host_oom", "cpu_oom_checkpoint", "dataloader_worker_killed"})
+#: a process ended by SIGKILL, as the lines name it
+_SIGKILL = re.compile(r"killed by signal: Killed|\bSIGKILL\b|\bSignal 9\b|exitcode ?: ?-9\b")
+
+
+def sigkill_line(c: Ctx) -> EvidenceLine | None:
+    """The line saying the failing process was SIGKILLed, when no kernel line says who sent it."""
+    if c.view.numbers.kill is not None:
+        return None
+    ini = c.view.initiating
+    pool = list(c.view.evidence) + ([ini.first_line] if ini is not None and ini.first_line else [])
+    return next((ln for ln in pool if _SIGKILL.search(ln.text)), None)
+
+
+def killed_unseen(c: Ctx) -> str:
+    """ "Killed by who, OOM?": SIGKILL named, its sender unproven, the command that shows it; "" when the
+    lines show no SIGKILL (or the kernel's own kill line is there to say who)."""
+    ln = sigkill_line(c)
+    ini = c.view.initiating
+    if ln is None or ini is None:
+        return ""
+    node = f"`{ini.node}`" if ini.node else "its node"
+    what = t.category_words(c.view.category)
+    return tf.KILLED_UNSEEN.format(rank=ini.rank, what=what[:1].upper() + what[1:], ref=ref(ln), node=node)
+
+
+#: a question about the signal itself ("a sigkill? 9?", "killed by who?", "was it the oom killer?")
+_SIGKILL_Q = re.compile(
+    r"\b(?:sigkill|signal 9|kill -9|killed by (?:who|whom|what)|who (?:sent|killed)|oom[- ]?killer)\b"
+)
+
+
+def sigkill_check(c: Ctx, m: Match) -> Reply | None:
+    """A question about a SIGKILL the lines name without saying who sent it: the signal, then the
+    likely sender and the command that proves it. None when the question or the lines say otherwise."""
+    if not _SIGKILL_Q.search(m.text) or not (lead := killed_unseen(c)):
+        return None
+    return reply("memory", lead, [x for x in (sigkill_line(c),) if x is not None])
+
+
+#: "what was the last good step?": the step before the one it failed in
+_GOOD_STEP = re.compile(r"\blast (?:good|completed|successful|clean|healthy|finished|ok) step\b")
+
+
+def last_good_step(c: Ctx, m: Match) -> tuple[str, list[EvidenceLine]]:
+    """The last step the rank logged before the one it failed in, when the question asks for it."""
+    r = c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
+    if r is None or r.last_step is None or not _GOOD_STEP.search(m.text):
+        return "", []
+    logged = [
+        (step, ln)
+        for lines in rank_lines(c, r.rank).values()
+        for ln in lines
+        if (step := parse_step(ln.text)) is not None and step < r.last_step
+    ]
+    if not logged:
+        return "", []
+    step, ln = max(logged, key=lambda x: (x[0], x[1].line))
+    return tf.LAST_GOOD_STEP.format(rank=r.rank, step=step, failed=r.last_step, ref=ref(ln)), [ln]
+
+
+#: "which checkpoint?", "what file was it saving?"
+_WHICH_SAVE = re.compile(r"\b(?:which|what) (?:checkpoint|save|file|ckpt)s?\b")
+
+
+def checkpoint_named(c: Ctx, m: Match) -> tuple[str, list[EvidenceLine]]:
+    """The checkpoint file the last save line named, when the question asks which one ("" otherwise)."""
+    if not _WHICH_SAVE.search(m.text) or (found := answer_quote.saving_line(c)) is None:
+        return "", []
+    name, ln = found
+    return tf.CHECKPOINT_NAMED.format(name=name, ref=ref(ln)), [ln]
+
+
+__all__ = [
+    "checkpoint_named",
+    "gaps",
+    "killed_unseen",
+    "last_good_step",
+    "loss",
+    "sigkill_check",
+    "sigkill_line",
+]

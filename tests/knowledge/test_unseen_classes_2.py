@@ -114,6 +114,18 @@ def test_a_stalled_object_store_upload_is_a_storage_failure(diagnose_dir: Run, t
         ),
         ("RuntimeError: Stop_waiting response is expected", "rendezvous_failure"),
         (
+            "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: PjRT_Client_Connect. Timed out task names:",
+            "rendezvous_failure",
+        ),
+        (
+            "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 74.5 GiB for an array with shape (100000, 100000) and data type float64",
+            "host_oom",
+        ),
+        (
+            "RuntimeError: Failed to import transformers.models.llama.modeling_llama because of the following error (look up to see its traceback):",
+            "env_version_mismatch",
+        ),
+        (
             "RuntimeError: CUDA error: uncorrectable NVLink error was detected during the execution",
             "gpu_hardware_xid",
         ),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from knowledge import fallback, roundstep, stall, stragglers, wording
 from knowledge.lines import Stamp, parse_step
 from knowledge.phases import PhaseFact
-from knowledge.scanner import LineHit
+from knowledge.scanner import LineHit, SourceScan
 from knowledge.schema import Entry
 from knowledge.signals import ActorKey, Job, Signal, job_year
 
@@ -413,27 +413,39 @@ def _phase_decides(entry: Entry, alternatives: list[Entry]) -> Entry | None:
 
 
 def _silent_end(job: Job) -> Verdict | None:
-    """No failure line anywhere, but a log stops in a phase where a silent death has one usual cause."""
+    """No failure line anywhere, but a log stops in a phase where a silent death has one usual cause.
+    When several ranks' own logs stop alike, none of them is named: they stopped together."""
     if job.phases is None:
         return None
+    found: list[tuple[SourceScan, PhaseFact, Entry]] = []
     for i, scan in enumerate(job.scans):
         if scan.source.kind in ("kernel", "scheduler") or not scan.numbered_tail:
             continue
         last = scan.numbered_tail[-1][0]
         fact = job.epoch_end(i, last, job.resumed(i, last, job.phases.at(i, last, scan.source.rank, None)))
-        if fact is None:
-            continue
-        for entry in sorted(job.entries.values(), key=lambda e: (-e.priority, e.id)):
-            if fact.phase in entry.silent_phases:
-                return Verdict(
-                    category=entry.category,
-                    entry=entry,
-                    confidence=0.35,
-                    rank=scan.source.rank,
-                    node=scan.source.node,
-                    notes=[wording.silent_end(fact.phase)],
-                    phase=fact,
-                )
+        entry = _silent_entry(job, fact.phase) if fact is not None else None
+        if fact is not None and entry is not None:
+            found.append((scan, fact, entry))
+    if not found:
+        return None
+    scan, fact, entry = found[0]
+    together = len({s.source.rank for s, _, _ in found if s.source.rank is not None}) > 1
+    return Verdict(
+        category=entry.category,
+        entry=entry,
+        confidence=0.35,
+        rank=None if together else scan.source.rank,
+        node=None if together else scan.source.node,
+        notes=[wording.silent_end(fact.phase)],
+        phase=fact,
+    )
+
+
+def _silent_entry(job: Job, phase: str) -> Entry | None:
+    """The entry that explains a silent stop in `phase` (its `silent_phases`), by priority."""
+    for entry in sorted(job.entries.values(), key=lambda e: (-e.priority, e.id)):
+        if phase in entry.silent_phases:
+            return entry
     return None
 
 

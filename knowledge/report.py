@@ -6,6 +6,7 @@ reach Slack, Redis or a terminal through a diagnosis.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -50,7 +51,13 @@ def _ev(job: Job, red: Redactor, src: int, line: int, text: str) -> EvidenceLine
     return EvidenceLine(source=scan.source.name, line=line, text=red(scan, line, text))
 
 
+#: a Python traceback frame (`File "train.py", line 174, in save_checkpoint`)
+_FRAME = re.compile(r'File "[^"]+", line [0-9]+, in ')
+
+
 def evidence(job: Job, v: Verdict, red: Redactor) -> list[EvidenceLine]:
+    """The verdict's lines, and after a traceback frame its source line (`state = get_state_dict(…)`):
+    the frame names the function, the line below names the call in it that failed."""
     seen: set[tuple[int, int]] = set()
     out: list[EvidenceLine] = []
     items = [(s.source, s.hit) for s in v.evidence] + list(v.context)
@@ -59,6 +66,10 @@ def evidence(job: Job, v: Verdict, red: Redactor) -> list[EvidenceLine]:
             continue
         seen.add((src, hit.line))
         out.append(_ev(job, red, src, hit.line, hit.text))
+        code = hit.after[0] if hit.after and _FRAME.search(hit.text) else ""
+        if code.strip() and not _FRAME.search(code) and (src, hit.line + 1) not in seen:
+            seen.add((src, hit.line + 1))
+            out.append(_ev(job, red, src, hit.line + 1, code))
     return out
 
 

@@ -187,3 +187,27 @@ def test_a_kill_after_nemos_save_started_line_is_a_checkpoint_oom(diagnose_dir: 
     )
     d = diagnose_dir(_log(tmp_path, log))
     assert (d.category, d.initiating.phase) == ("cpu_oom_checkpoint", "checkpoint_save")
+
+
+def test_the_code_line_below_a_frame_is_kept_as_evidence(diagnose_dir: Run, tmp_path: Path) -> None:
+    """The frame names the function; the line below names the call in it that failed."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 174, in save_checkpoint\n'
+        "    state = get_state_dict(model, optim, options=StateDictOptions(full_state_dict=True))\n"
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 16777216 bytes.\n"
+    )
+    texts = [e.text for e in diagnose_dir(_log(tmp_path, log)).initiating.evidence]
+    assert any("get_state_dict(model" in t for t in texts), texts
+
+
+def test_ranks_whose_own_logs_all_stop_alike_name_no_rank(diagnose_dir: Run, tmp_path: Path) -> None:
+    run = tmp_path / "logs" / "none_x" / "attempt_0"
+    for r in range(3):
+        (run / str(r)).mkdir(parents=True)
+        (run / str(r) / "stderr.log").write_text(
+            "[I socket.cpp:725] [c10d] The client socket has connected to [master-0]:29500 on [w]:38244.\n"
+        )
+    d = diagnose_dir(tmp_path / "logs")
+    assert d.category == "rendezvous_failure"
+    assert d.initiating.rank is None

@@ -211,3 +211,15 @@ def test_ranks_whose_own_logs_all_stop_alike_name_no_rank(diagnose_dir: Run, tmp
     d = diagnose_dir(tmp_path / "logs")
     assert d.category == "rendezvous_failure"
     assert d.initiating.rank is None
+
+
+def test_a_kill_while_megatron_builds_its_dataset_index_is_a_data_phase_host_oom(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        " > building train, validation, and test datasets ...\n"
+        "\tBuild and save the document index to /data/cache/doc_idx.npy\n"
+        "Killed\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert (d.category, d.initiating.phase) == ("host_oom", "data")

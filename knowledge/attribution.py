@@ -1,110 +1,37 @@
-"""Who started it and what it was: ordering failures across ranks and nodes, scoring entries.
+"""Who started it and what it was: ordering failures across ranks and nodes.
 
 Generic rules only. The initiating failure is the earliest *primary* signal across ranks and nodes;
 when clocks are missing or not comparable, causal rules decide (a first-hand primary beats a
 launcher's report about a rank; a kernel fault implicates its node) and the confidence drops. When
-no primary exists, the strongest collateral-only entry is the answer and the rank that behaved
-differently (desynchronised, silent, lagging) is the likely initiator.
+no primary exists, `knowledge/collateral_only.py` answers (the strongest collateral-only entry, and
+the rank that behaved differently as the likely initiator); how entries are scored and what a
+verdict holds is `knowledge/verdict.py`.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from knowledge import fallback, roundstep, stall, stragglers, wording
-from knowledge.lines import Stamp, parse_step
+from knowledge import fallback, roundstep, stall, wording
+from knowledge.collateral_only import dead_child, from_collateral, odd_rank_out
 from knowledge.phases import PhaseFact
-from knowledge.scanner import LineHit, SourceScan
+from knowledge.scanner import SourceScan
 from knowledge.schema import Entry
 from knowledge.signals import ActorKey, Job, Signal, job_year
-
-
-@dataclass(slots=True)
-class Scored:
-    entry: Entry
-    score: float
-    signals: list[Signal]
-    context: list[tuple[int, LineHit]]  # (source, hit) of the context patterns that counted
-    phase: PhaseFact | None = None  # the phase of the entry's first signal
-
-
-@dataclass(slots=True)
-class Verdict:
-    category: str
-    entry: Entry | None
-    confidence: float
-    rank: int | None = None
-    node: str | None = None
-    stamp: Stamp | None = None
-    actor: ActorKey | None = None
-    evidence: list[Signal] = field(default_factory=list)
-    context: list[tuple[int, LineHit]] = field(default_factory=list)
-    alternatives: list[Entry] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    collateral_only: bool = False
-    phase: PhaseFact | None = None
-    scores: dict[str, float] = field(default_factory=dict)  # entry id -> its score (chosen and alternatives)
-
-
-def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
-    """Entries that fit `sigs`, best first: distinct signature weights plus context near them."""
-    by_entry: dict[str, list[Signal]] = {}
-    for s in sigs:
-        by_entry.setdefault(s.entry.id, []).append(s)
-    out: list[Scored] = []
-    for ss in by_entry.values():
-        entry = ss[0].entry
-        weights = {s.pattern.sig_id: s.pattern.weight for s in ss}
-        lines_by_source: dict[int, list[int]] = {}
-        for s in ss:
-            lines_by_source.setdefault(s.source, []).append(s.line)
-        for ls in lines_by_source.values():
-            ls.sort()
-        ctx: dict[str, tuple[float, tuple[int, LineHit]]] = {}
-        for src, hit, p in job.context.get(entry.id, []):
-            if p.sig_id not in ctx and (
-                p.window == 0 or _near(lines_by_source.get(src, []), hit.line, p.window)
-            ):
-                ctx[p.sig_id] = (p.weight, (src, hit))
-        phase = job.phase_of(min(ss, key=Signal.order))
-        bonus = _phase_bonus(entry, phase)
-        if bonus is None or (entry.requires_context and not ctx and bonus <= 0):
-            continue
-        base = sum(weights.values()) + sum(w for w, _ in ctx.values())
-        if entry.phase_only and phase is None and base < WEAK_SCORE:
-            # weak evidence (a launcher line) names a phase-bound failure only when the phase is known;
-            # it stays in the running at half weight, as the alternative that knowing the phase would pick
-            base *= UNPHASED_WEIGHT
-        total = base + bonus
-        out.append(Scored(entry, total, ss, [c for _, c in ctx.values()], phase))
-    out.sort(key=lambda s: (-s.score, -s.entry.priority, s.entry.id))
-    return out
-
-
-#: how much a phase-bound entry's weak evidence counts when nothing says the phase
-UNPHASED_WEIGHT = 0.5
-#: what a failure seen in one of an entry's phases adds to its score (about a strong context pattern)
-PHASE_MATCH = 2.5
-#: what a failure seen in another phase costs an entry that names its phases
-PHASE_MISMATCH = 2.0
-
-
-def _phase_bonus(entry: Entry, phase: PhaseFact | None) -> float | None:
-    """The score an entry gains or loses for the phase its failure happened in; None: not a candidate."""
-    if not entry.phases or phase is None:
-        return 0.0
-    if phase.phase in entry.phases:
-        return PHASE_MATCH
-    return None if entry.phase_only else -PHASE_MISMATCH
-
-
-def _near(sorted_lines: list[int], line: int, window: int) -> bool:
-    """Is some line of `sorted_lines` within `window` lines of `line`?"""
-    i = bisect_left(sorted_lines, line - window)
-    return i < len(sorted_lines) and sorted_lines[i] <= line + window
+from knowledge.verdict import (
+    INCONCLUSIVE,
+    LONE_EXIT_SCORE,
+    WEAK_SCORE,
+    Scored,
+    Verdict,
+    confidence,
+    dedupe,
+    phase_decides,
+    score_entries,
+)
 
 
 @dataclass(slots=True)
@@ -250,24 +177,6 @@ def _kernel_fault_near(first: _Cand, timed: list[_Cand]) -> _Cand | None:
     return min(near, key=lambda c: (c.when(), c.first.line)) if near else None
 
 
-def _confidence(best: float, runner_up: float | None, fallback: bool, secondhand: bool) -> float:
-    c = 0.5 + 0.45 * min(1.0, best / 4.0)
-    if runner_up is not None and best > 0:
-        c *= 0.75 + 0.25 * max(0.0, (best - runner_up) / best)
-    if fallback:
-        c *= 0.85
-    if secondhand:
-        c *= 0.7
-    return round(min(0.97, max(0.05, c)), 2)
-
-
-#: the most an answer resting only on weak or second-order lines may claim
-INCONCLUSIVE = 0.5
-#: below this an answer rests on an exit code or a launcher's report alone
-LONE_EXIT_SCORE = 1.5
-#: an entry whose signatures on an actor add up to less than this is only a generic symptom (a bare
-#: Python exception line): it neither starts a cascade ahead of a real failure nor survives teardown
-WEAK_SCORE = 1.0
 #: how much earlier a weak primary may be and still lose to a strong one on another rank
 WEAK_WINDOW_SECONDS = 60.0
 
@@ -378,7 +287,7 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     if scored and silent is not None and scored[0].entry.category == wording.FALLBACK_CATEGORY:
         return silent  # only the launcher tearing the others down: a rank vanished mid-save or mid-load
     if scored and not fallback.yields_to_crash(job, scored[0].entry):  # a teardown never beats a crash
-        return _from_collateral(job, scored)
+        return from_collateral(job, scored)
     if silent is not None:
         return silent
     m = fallback.no_match(job, fallback_entry)  # the last fatal line's class; a hang only without one
@@ -401,15 +310,6 @@ def _all_at_once(cands: list[_Cand], chosen: _Cand) -> bool:
     ]
     ranks = [c for c in cands if c.key[0] == "rank"]
     return len(same) >= 2 and len(same) == len(ranks)
-
-
-def _phase_decides(entry: Entry, alternatives: list[Entry]) -> Entry | None:
-    """An alternative of another category bound to other phases: knowing the phase would decide."""
-    for alt in alternatives:
-        bound = alt.category != entry.category and alt.phases and entry.phases
-        if bound and not set(alt.phases) & set(entry.phases):
-            return alt
-    return None
 
 
 def _silent_end(job: Job) -> Verdict | None:
@@ -456,7 +356,7 @@ def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
     v = Verdict(
         category=best.entry.category,
         entry=best.entry,
-        confidence=_confidence(best.score, runner, fallback, chosen.secondhand),
+        confidence=confidence(best.score, runner, fallback, chosen.secondhand),
         actor=chosen.key,
         stamp=min(best.signals, key=Signal.order).stamp,
         evidence=sorted(best.signals, key=Signal.order),
@@ -468,11 +368,11 @@ def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
         v.rank, v.actor, v.node = None, None, None
         v.notes.append(wording.all_at_once(sorted(int(c.key[1]) for c in cands if c.key[0] == "rank")))
     alts = [s.entry for s in chosen.scored[1:]] + [c.best.entry for c in cands if c is not chosen]
-    v.alternatives = _dedupe(alts, best.entry)
+    v.alternatives = dedupe(alts, best.entry)
     for sc in [*chosen.scored, *(c.best for c in cands if c is not chosen)]:
         v.scores.setdefault(sc.entry.id, sc.score)
     inferred = best.phase is not None and best.phase.marker == roundstep.MARKER
-    if inferred or (best.phase is None and _phase_decides(best.entry, v.alternatives)):
+    if inferred or (best.phase is None and phase_decides(best.entry, v.alternatives)):
         v.confidence = round(v.confidence * 0.8, 2)  # the one fact that would settle it is missing
     if sum({s.pattern.sig_id: s.pattern.weight for s in best.signals}.values()) < LONE_EXIT_SCORE:
         v.confidence = min(v.confidence, INCONCLUSIVE)  # only a weak line (a bare SIGKILL exit code)
@@ -491,12 +391,12 @@ def _when_stalled(job: Job, v: Verdict) -> Verdict:
     if found is None:
         return v
     ended = v.entry
-    v.alternatives = _dedupe([ended, *v.alternatives], target)  # type: ignore[list-item]
+    v.alternatives = dedupe([ended, *v.alternatives], target)  # type: ignore[list-item]
     v.category, v.entry = target.category, target
     v.confidence = round(v.confidence * 0.9, 2)
     v.notes.append(wording.stalled(found.gap, found.last.iso(), ended.title))  # type: ignore[union-attr]
     if v.actor is None or v.actor[0] != "rank":  # the rank that lagged, if one did, is the likely start
-        rank, note = _odd_rank_out(job, set())
+        rank, note = odd_rank_out(job, set())
         if rank is not None:
             v.rank, v.actor, v.node = rank, ("rank", str(rank)), job.rank_node.get(rank)
             v.notes.append(note)
@@ -550,129 +450,9 @@ def _rank_from_text(job: Job, v: Verdict) -> None:
             v.rank = int(next(g for g in m.groups() if g))
             v.confidence = round(v.confidence * 0.9, 2)
             return
-    child = _dead_child(job)
+    child = dead_child(job)
     if child is not None:
         v.rank = child.rank
         v.node = v.node or job.rank_node.get(child.rank)
         v.notes.append(child.why)
         v.confidence = round(v.confidence * 0.85, 2)
-
-
-def _dead_child(job: Job) -> stragglers.Inferred | None:
-    """The child a launcher's own lines single out as the one that died (one node only)."""
-    if not job.single_node:
-        return None
-    texts = [*(s.hit.text for s in job.signals), *(t for scan in job.scans for t in scan.tail_text)]
-    return stragglers.failed_command(texts) or stragglers.unsignalled_child(texts)
-
-
-def _dedupe(entries: list[Entry], chosen: Entry) -> list[Entry]:
-    seen = {chosen.id}
-    out = []
-    for e in entries:
-        if e.id not in seen:
-            seen.add(e.id)
-            out.append(e)
-    return out[:4]
-
-
-def _from_collateral(job: Job, scored: list[Scored]) -> Verdict:
-    best = scored[0]
-    runner = scored[1].score if len(scored) > 1 else None
-    v = Verdict(
-        category=best.entry.category,
-        entry=best.entry,
-        confidence=round(_confidence(best.score, runner, False, False) * 0.75, 2),
-        evidence=sorted(best.signals, key=Signal.order),
-        context=best.context,
-        alternatives=_dedupe([s.entry for s in scored[1:]], best.entry),
-        collateral_only=True,
-        phase=best.phase,
-        scores={sc.entry.id: sc.score for sc in scored},
-    )
-    v.stamp = v.evidence[0].stamp if v.evidence else None
-    v.confidence = min(v.confidence, INCONCLUSIVE)  # only consequences seen: the cause is elsewhere
-    rank, note = _odd_rank_out(job, {s.rank for s in best.signals if s.rank is not None})
-    if rank is not None:
-        v.rank, v.actor = rank, ("rank", str(rank))
-        v.node = job.rank_node.get(rank)
-        v.stamp = None  # inferred from the others' behaviour: when it stalled is not in the logs
-        v.notes.append(note)
-        v.confidence = round(v.confidence * 0.9, 2)
-    elif (child := _dead_child(job)) is not None:
-        v.rank, v.actor, v.node = child.rank, ("rank", str(child.rank)), job.rank_node.get(child.rank)
-        v.notes.append(child.why)
-        v.confidence = round(v.confidence * 0.85, 2)
-    elif best.entry.category in WAITING_CATEGORIES and (waiting := _waiting_without_rank0(job, best)):
-        v.rank, v.actor, v.node = 0, ("rank", "0"), job.rank_node.get(0)
-        v.stamp = None
-        v.notes.append(wording.rank0_absent(waiting))
-        v.confidence = round(v.confidence * 0.7, 2)
-    elif len(job.ranks) == 1 and ((job.world or 1) <= 1 or _lone_excerpt(job, best.entry)):
-        (only,) = job.ranks  # the only rank the logs show: it is all there is to name
-        v.rank, v.actor, v.node = only, ("rank", str(only)), job.rank_node.get(only)
-        v.notes.append(wording.only_rank_seen(only))
-        v.confidence = round(v.confidence * 0.8, 2)
-    return v
-
-
-#: categories whose lines say a rank waited for another one: never a reason to name the waiting rank
-WAITING_CATEGORIES = frozenset({"nccl_timeout", "hang_no_error"})
-
-
-def _waiting_without_rank0(job: Job, best: Scored) -> set[int]:
-    """The ranks that timed out waiting, when rank 0 is not among them and wrote no line at all.
-
-    Rank-0-only work — saving the checkpoint, evaluating, logging, writing to a tracker — is the most
-    common reason the others sit in a collective until the watchdog fires, and rank 0 is the rank
-    that stays quiet meanwhile. Named only with no better lead (no desync, no silent rank in a known
-    world, no dead child), at lowered confidence."""
-    waiting = {s.rank for s in best.signals if s.rank is not None}
-    if not waiting or 0 in waiting or 0 in job.ranks:
-        return set()
-    return waiting
-
-
-def _lone_excerpt(job: Job, entry: Entry) -> bool:
-    """An excerpt of one rank's output (srun's `10: ` labels) whose own failure is a communication
-    error, not a wait: the world size is only what that rank's number implies, so no other rank's
-    lines were ever in the logs to blame."""
-    (only,) = job.ranks
-    return entry.category not in WAITING_CATEGORIES and job.world == only + 1
-
-
-def _odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:
-    """The rank that behaved differently: desynchronised, silent while others timed out, or lagging."""
-    if len(job.seq) >= 3:
-        majority, count = Counter(job.seq.values()).most_common(1)[0]
-        odd = {r: s for r, s in job.seq.items() if s != majority}
-        if odd and count > len(odd):
-            return min(odd), wording.desync(odd, majority)
-    if job.world and job.world > 1 and waiting:
-        silent = set(range(job.world)) - waiting
-        if len(silent) == 1:
-            rank = silent.pop()
-            return rank, wording.silent_rank(rank, waiting)
-    if job.single_node and (busy := stragglers.busy_elsewhere(job.phases, waiting)) is not None:
-        return busy.rank, busy.why
-    steps = _last_steps(job)
-    if len(steps) >= 3:
-        ordered = sorted(steps.items(), key=lambda kv: kv[1])
-        (lag_rank, lag), (_, second) = ordered[0], ordered[1]
-        if lag < second:
-            return lag_rank, wording.straggler(lag_rank, lag, max(steps.values()))
-    return None, ""
-
-
-def _last_steps(job: Job) -> dict[int, int]:
-    steps: dict[int, int] = {}
-    for scan in job.scans:
-        rank = scan.source.rank
-        if rank is None:
-            continue
-        for text in reversed(scan.tail_text):
-            step = parse_step(text)
-            if step is not None:
-                steps[rank] = step
-                break
-    return steps

@@ -22,11 +22,11 @@ from denpex.core.models import (
     Stats,
 )
 from knowledge import rankfacts, roundstep, wording
-from knowledge.attribution import Verdict, _phase_decides, score_entries
 from knowledge.lines import clip
 from knowledge.scanner import SourceScan
 from knowledge.schema import Entry
 from knowledge.signals import Job, Signal
+from knowledge.verdict import Verdict, phase_decides, score_entries
 
 MAX_EVIDENCE = 8
 NODE_LINES = 20
@@ -154,7 +154,7 @@ def missing(job: Job, v: Verdict, given: Sequence[MissingEvidence]) -> list[Miss
     elif v.entry is None or not job.signals:
         what, nxt = wording.missing_logs()
         out.append(MissingEvidence(what=what, next_action=nxt))
-    rival = _phase_decides(v.entry, v.alternatives) if v.entry is not None and v.phase is None else None
+    rival = phase_decides(v.entry, v.alternatives) if v.entry is not None and v.phase is None else None
     if rival is not None and v.entry is not None:
         what, nxt = wording.phase_undecided(
             v.stamp.iso() if v.stamp else None,

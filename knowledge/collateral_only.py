@@ -1,0 +1,127 @@
+"""The verdict when only consequences were logged: timeouts, resets, a launcher's teardown.
+
+No rank logged a failure of its own, so the strongest collateral-only entry is the answer (at most
+`INCONCLUSIVE`) and the rank that behaved differently is the likely initiator: desynchronised (another
+collective's sequence number), silent while the others timed out, busy elsewhere, lagging in steps,
+the child a launcher singled out, or rank 0 when only the others waited and it wrote nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from knowledge import stragglers, wording
+from knowledge.lines import parse_step
+from knowledge.schema import Entry
+from knowledge.signals import Job, Signal
+from knowledge.verdict import INCONCLUSIVE, Scored, Verdict, confidence, dedupe
+
+
+def dead_child(job: Job) -> stragglers.Inferred | None:
+    """The child a launcher's own lines single out as the one that died (one node only)."""
+    if not job.single_node:
+        return None
+    texts = [*(s.hit.text for s in job.signals), *(t for scan in job.scans for t in scan.tail_text)]
+    return stragglers.failed_command(texts) or stragglers.unsignalled_child(texts)
+
+
+def from_collateral(job: Job, scored: list[Scored]) -> Verdict:
+    best = scored[0]
+    runner = scored[1].score if len(scored) > 1 else None
+    v = Verdict(
+        category=best.entry.category,
+        entry=best.entry,
+        confidence=round(confidence(best.score, runner, False, False) * 0.75, 2),
+        evidence=sorted(best.signals, key=Signal.order),
+        context=best.context,
+        alternatives=dedupe([s.entry for s in scored[1:]], best.entry),
+        collateral_only=True,
+        phase=best.phase,
+        scores={sc.entry.id: sc.score for sc in scored},
+    )
+    v.stamp = v.evidence[0].stamp if v.evidence else None
+    v.confidence = min(v.confidence, INCONCLUSIVE)  # only consequences seen: the cause is elsewhere
+    rank, note = odd_rank_out(job, {s.rank for s in best.signals if s.rank is not None})
+    if rank is not None:
+        v.rank, v.actor = rank, ("rank", str(rank))
+        v.node = job.rank_node.get(rank)
+        v.stamp = None  # inferred from the others' behaviour: when it stalled is not in the logs
+        v.notes.append(note)
+        v.confidence = round(v.confidence * 0.9, 2)
+    elif (child := dead_child(job)) is not None:
+        v.rank, v.actor, v.node = child.rank, ("rank", str(child.rank)), job.rank_node.get(child.rank)
+        v.notes.append(child.why)
+        v.confidence = round(v.confidence * 0.85, 2)
+    elif best.entry.category in WAITING_CATEGORIES and (waiting := _waiting_without_rank0(job, best)):
+        v.rank, v.actor, v.node = 0, ("rank", "0"), job.rank_node.get(0)
+        v.stamp = None
+        v.notes.append(wording.rank0_absent(waiting))
+        v.confidence = round(v.confidence * 0.7, 2)
+    elif len(job.ranks) == 1 and ((job.world or 1) <= 1 or _lone_excerpt(job, best.entry)):
+        (only,) = job.ranks  # the only rank the logs show: it is all there is to name
+        v.rank, v.actor, v.node = only, ("rank", str(only)), job.rank_node.get(only)
+        v.notes.append(wording.only_rank_seen(only))
+        v.confidence = round(v.confidence * 0.8, 2)
+    return v
+
+
+#: categories whose lines say a rank waited for another one: never a reason to name the waiting rank
+WAITING_CATEGORIES = frozenset({"nccl_timeout", "hang_no_error"})
+
+
+def _waiting_without_rank0(job: Job, best: Scored) -> set[int]:
+    """The ranks that timed out waiting, when rank 0 is not among them and wrote no line at all.
+
+    Rank-0-only work — saving the checkpoint, evaluating, logging, writing to a tracker — is the most
+    common reason the others sit in a collective until the watchdog fires, and rank 0 is the rank
+    that stays quiet meanwhile. Named only with no better lead (no desync, no silent rank in a known
+    world, no dead child), at lowered confidence."""
+    waiting = {s.rank for s in best.signals if s.rank is not None}
+    if not waiting or 0 in waiting or 0 in job.ranks:
+        return set()
+    return waiting
+
+
+def _lone_excerpt(job: Job, entry: Entry) -> bool:
+    """An excerpt of one rank's output (srun's `10: ` labels) whose own failure is a communication
+    error, not a wait: the world size is only what that rank's number implies, so no other rank's
+    lines were ever in the logs to blame."""
+    (only,) = job.ranks
+    return entry.category not in WAITING_CATEGORIES and job.world == only + 1
+
+
+def odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:
+    """The rank that behaved differently: desynchronised, silent while others timed out, or lagging."""
+    if len(job.seq) >= 3:
+        majority, count = Counter(job.seq.values()).most_common(1)[0]
+        odd = {r: s for r, s in job.seq.items() if s != majority}
+        if odd and count > len(odd):
+            return min(odd), wording.desync(odd, majority)
+    if job.world and job.world > 1 and waiting:
+        silent = set(range(job.world)) - waiting
+        if len(silent) == 1:
+            rank = silent.pop()
+            return rank, wording.silent_rank(rank, waiting)
+    if job.single_node and (busy := stragglers.busy_elsewhere(job.phases, waiting)) is not None:
+        return busy.rank, busy.why
+    steps = _last_steps(job)
+    if len(steps) >= 3:
+        ordered = sorted(steps.items(), key=lambda kv: kv[1])
+        (lag_rank, lag), (_, second) = ordered[0], ordered[1]
+        if lag < second:
+            return lag_rank, wording.straggler(lag_rank, lag, max(steps.values()))
+    return None, ""
+
+
+def _last_steps(job: Job) -> dict[int, int]:
+    steps: dict[int, int] = {}
+    for scan in job.scans:
+        rank = scan.source.rank
+        if rank is None:
+            continue
+        for text in reversed(scan.tail_text):
+            step = parse_step(text)
+            if step is not None:
+                steps[rank] = step
+                break
+    return steps

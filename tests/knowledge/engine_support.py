@@ -12,3 +12,11 @@ from pathlib import Path
 def entries_dir() -> Path | None:
     value = os.environ.get("DENPEX_TEST_ENTRIES")
     return Path(value) if value else None
+
+
+def write_log(tmp_path: Path, text: str, name: str = "console.log") -> Path:
+    """`text` as `<tmp_path>/logs/<name>`; the folder, ready for `diagnose_dir`."""
+    folder = tmp_path / "logs"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text)
+    return folder

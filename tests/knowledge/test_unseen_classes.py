@@ -9,15 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from denpex.core.models import Diagnosis
+from tests.knowledge.engine_support import write_log as _log
 
 Run = Callable[[Path], Diagnosis]
-
-
-def _log(tmp_path: Path, text: str, name: str = "console.log") -> Path:
-    folder = tmp_path / "logs"
-    folder.mkdir(exist_ok=True)
-    (folder / name).write_text(text)
-    return folder
 
 
 def test_a_checkpoint_conversion_killed_for_ram_is_a_checkpoint_oom(

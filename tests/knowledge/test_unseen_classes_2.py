@@ -12,15 +12,9 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
+from tests.knowledge.engine_support import write_log as _log
 
 Run = Callable[[Path], Diagnosis]
-
-
-def _log(tmp_path: Path, text: str) -> Path:
-    folder = tmp_path / "logs"
-    folder.mkdir(exist_ok=True)
-    (folder / "console.log").write_text(text)
-    return folder
 
 
 def test_an_nccl_warn_at_set_up_is_a_communicator_error_not_a_silent_rendezvous(

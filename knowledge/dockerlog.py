@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 
 from denpex.core.models import LogSource
@@ -41,41 +42,50 @@ def decode(source: LogSource) -> LogSource:
 
 def records_to_text(chunks: Iterable[bytes]) -> Iterator[bytes]:
     """Decode json-file records from raw chunks into CRI-form text lines, as chunks again."""
-    partial: list[str] = []
+    partial: list[bytes] = []
     out: list[bytes] = []
     size = 0
     for line in _lines(chunks):
         text = _record(line, partial)
         if text is None:
             continue
-        encoded = text.encode("utf-8", errors="replace")
-        out.append(encoded)
-        size += len(encoded)
+        out.append(text)
+        size += len(text)
         if size >= 1 << 20:
             yield b"".join(out)
             out, size = [], 0
     if partial:
-        out.append((" ".join(partial) + "\n").encode("utf-8", errors="replace"))
+        out.append(b"".join(partial) + b"\n")
     if out:
         yield b"".join(out)
 
 
-def _record(line: bytes, partial: list[str]) -> str | None:
+#: the record as Docker writes it, its text free of escapes but the final `\n`: read without a JSON parse
+_PLAIN = re.compile(
+    rb'\{"log": ?"([^"\\]*)\\n", ?"stream": ?"(std(?:out|err))", ?"time": ?"([^"\\]*)"\}\s*'
+)
+
+
+def _record(line: bytes, partial: list[bytes]) -> bytes | None:
     """One CRI-form line for a complete record; None while a long line's pieces are still coming."""
     if not line.strip():
         return None
+    m = _PLAIN.fullmatch(line)
+    if m is not None and not partial:  # most records: no quote, backslash or colour code in the text
+        return m.group(3) + b" " + m.group(2) + b" F " + m.group(1) + b"\n"
     try:
         rec = json.loads(line)
         text, stream, stamp = str(rec["log"]), str(rec.get("stream", "stdout")), str(rec.get("time", ""))
     except (ValueError, KeyError, TypeError):
-        return line.decode("utf-8", errors="replace").rstrip("\n") + "\n"  # not a record: as it is
+        return line.rstrip(b"\n") + b"\n"  # not a record: as it is
+    piece = text.encode("utf-8", errors="replace")
     if not text.endswith("\n"):  # a piece of a line longer than Docker's 16 KiB buffer
         if sum(map(len, partial)) < MAX_LINE:
-            partial.append(text)
+            partial.append(piece)
         return None
-    body = "".join(partial) + text[:-1]
+    body = b"".join(partial) + piece[:-1]
     partial.clear()
-    return f"{stamp} {stream} F {body}\n" if stamp else f"{body}\n"
+    return (stamp.encode() + b" " + stream.encode() + b" F " if stamp else b"") + body + b"\n"
 
 
 def _lines(chunks: Iterable[bytes]) -> Iterator[bytes]:

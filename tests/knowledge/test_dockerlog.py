@@ -19,7 +19,10 @@ OOM = (
 def _records(*logs: tuple[str, str]) -> bytes:
     """json-file lines as Docker writes them, one second apart."""
     return b"".join(
-        json.dumps({"log": text, "stream": stream, "time": f"2026-11-20T03:14:{i:02d}.123456789Z"}).encode()
+        json.dumps(
+            {"log": text, "stream": stream, "time": f"2026-11-20T03:14:{i:02d}.123456789Z"},
+            separators=(",", ":"),  # Docker's own compact form
+        ).encode()
         + b"\n"
         for i, (stream, text) in enumerate(logs)
     )
@@ -36,6 +39,14 @@ def test_records_become_cri_lines_and_split_lines_are_joined() -> None:
         "2026-11-20T03:14:00.123456789Z stdout F step 1 loss 2.0",
         "2026-11-20T03:14:02.123456789Z stderr F " + OOM.rstrip("\n"),
     ]
+
+
+def test_escaped_text_is_decoded() -> None:
+    """Quotes, tabs and colour codes arrive JSON-escaped (the slow path); plain text takes the fast one."""
+    raw = _records(("stderr", '\x1b[31mKeyError: "input_ids"\x1b[0m\tat step 3\n'), ("stdout", "step 4\n"))
+    out = _text(dockerlog.decode(LogSource(name="c.log", data=raw))).splitlines()
+    assert out[0].endswith('stderr F \x1b[31mKeyError: "input_ids"\x1b[0m\tat step 3')
+    assert out[1] == "2026-11-20T03:14:01.123456789Z stdout F step 4"
 
 
 def test_a_line_that_is_not_a_record_is_kept_and_plain_logs_are_untouched() -> None:

@@ -12,13 +12,13 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_checks, answer_code, answer_more
+from knowledge import answer_checks, answer_code, answer_more, answer_quote
 from knowledge.answer_facts import wait_text
 from knowledge.answer_types import Ctx, Reply, duration, gib, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import xid as parse_xid
 from knowledge.glossary import find, fix_terms
-from knowledge.intents import Match
+from knowledge.intents import Match, tokens
 from knowledge.jobfacts import JobFacts, fill
 from knowledge.jobfacts_answers import RankView, seconds_between
 
@@ -142,6 +142,31 @@ def verify(c: Ctx, m: Match) -> Reply | None:
     return reply("verify", lead, code=command, action=action)
 
 
+def check_command(c: Ctx, m: Match) -> Reply | None:
+    """ "What do I run to check the mount?", "how do I find out what's holding it?": the entry's check
+    command now, on the failing rank's node (the same command that later verifies the fix). Why: an
+    on-call engineer wants the command first, not the diagnosis again."""
+    command = c.d.verify or (c.entry.verify if c.entry else "")
+    if not command:
+        return None
+    held = answer_quote.port(c, m)  # "what's holding it?": the port, then the command that shows its holder
+    if held is not None and held.code:
+        return held
+    ini = c.view.initiating
+    node = ini.node if ini is not None and ini.node else "the node that failed"
+    action = c.entry.faq.cheapest_confirmation if c.entry else ""
+    if _REPRO.search(m.text):  # "quickest way to repro this?": only a command that relaunches the job does
+        if not _REPRODUCES.search(command):
+            return None
+        return reply("command", tf.REPRO_LEAD, code=command, action=action)
+    return reply("command", tf.CHECK_LEAD.format(node=node), code=command, action=action)
+
+
+_REPRO = re.compile(r"\brepro(?:duce|ducing)?\b")
+#: a check command the entry itself says reproduces the failure (not one that runs the fixed job)
+_REPRODUCES = re.compile(r"\breproduc", re.I)
+
+
 def alternatives(c: Ctx, m: Match) -> Reply | None:
     v = c.view
     if not v.alternatives:
@@ -168,8 +193,28 @@ def explain(c: Ctx, m: Match) -> Reply | None:
         lead += " " + number
     if _WOULD_HELP.search(m.text) and c.view.numbers.oom is not None and term.name in _ALLOCATOR_TERMS:
         lead += " " + t.fix_for_job(_oom_facts(c))  # "would expandable_segments have saved us here?"
+    elif _CAUSE_Q.search(m.text) and (step := _step_about(c, f"{term.name} {term.text}")):
+        lead += " " + tf.TERM_AND_FIX.format(what=t.category_words(c.view.category), step=step)
     return reply("explain", lead, action=t.term_in_fix(term.name) if used else "")
 
+
+#: "I use X: is that the problem?": the term put forward as the cause
+_CAUSE_Q = re.compile(r"\b(?:problem|cause|culprit|reason|to blame|instead)\b|\bis (?:that|this) it\b")
+
+
+def _step_about(c: Ctx, text: str) -> str:
+    """The entry's fix step sharing the most words with `text` (a term and its meaning), "" when none
+    shares at least two: the step that deals with what the question names."""
+    words = set(tokens(text)) - _COMMON
+    scored = [
+        (len(words & set(tokens(s))), -i, s) for i, s in enumerate(c.entry.fix.steps if c.entry else [])
+    ]
+    best = max(scored, default=(0, 0, ""))
+    return best[2] if best[0] >= 2 else ""
+
+
+#: words too common in fix steps and term texts to tie one to the other
+_COMMON = frozenset({"need", "one", "use", "when", "not", "all", "each", "run", "set"})
 
 #: "... and would it have helped / saved us here?"
 _WOULD_HELP = re.compile(

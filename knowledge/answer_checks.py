@@ -22,6 +22,11 @@ from knowledge.wording import phase_words
 
 #: what a guess names → the categories that would make it right
 _GUESSES: tuple[tuple[re.Pattern[str], str, frozenset[str]], ...] = (
+    (  # a kind of crash, before the component it is said to be in ("did my dataset code segfault?")
+        re.compile(r"\bseg(?:mentation)? ?fault\w*|\bsigsegv\b"),
+        "a segmentation fault",
+        frozenset({"segfault"}),
+    ),
     (
         re.compile(r"\b(?:network|infiniband|ib|nic|ethernet|switch|interconnect|connection|socket|roce)\b"),
         "the network",
@@ -43,6 +48,8 @@ _GUESSES: tuple[tuple[re.Pattern[str], str, frozenset[str]], ...] = (
         frozenset({"scheduler_kill"}),
     ),
 )
+#: a guess that is right whatever the verdict when a failure line says it (a worker killed by SIGSEGV)
+_SEEN = {"a segmentation fault": re.compile(r"Segmentation fault|SIGSEGV|signal 11\b", re.I)}
 #: categories whose collective errors are the failure itself, not the echo of another rank's
 _COLLECTIVE = frozenset({"nccl_timeout", "nccl_comm_error", "hang_no_error", "rendezvous_failure"})
 #: a rank that is slow, not gone: a longer timeout can get it through
@@ -65,7 +72,9 @@ def guess(c: Ctx, m: Match) -> Reply | None:
         return None
     name, categories = found
     what = t.category_words(c.view.category) + (f" while {phase_words(ini.phase)}" if ini.phase else "")
-    if c.view.category in categories:
+    seen = _SEEN.get(name)
+    shown = [*c.view.evidence, *(r.first_line for r in c.view.ranks.values() if r.first_line is not None)]
+    if c.view.category in categories or (seen is not None and any(seen.search(ln.text) for ln in shown)):
         return reply(
             "alternatives", tf.GUESS_YES.format(name=name, rank=ini.rank, what=what), c.view.key_line()
         )
@@ -106,6 +115,20 @@ def named_collateral(c: Ctx, m: Match) -> str:
     if not named or ini is None or (len(named) == 1 and not _RANKS_TOO.search(m.text)):
         return ""
     return tf.NAMED_COLLATERAL.format(ranks=rl(named), rank=ini.rank)
+
+
+def node_collateral(c: Ctx, m: Match) -> str:
+    """For a question about a node whose failing ranks were all collateral ("all 4 ranks on gpu-01
+    errored too, is gpu-01 bad?"): the sentence clearing it, naming the node that started it, else "".
+    Why: a node is drained on this answer, and its ranks' timeouts are not a fault of their own."""
+    ini = c.view.initiating
+    if m.node is None or ini is None or ini.node is None or m.node.lower() == ini.node.lower():
+        return ""
+    here = [r for r in c.view.ranks.values() if r.node is not None and r.node.lower() == m.node.lower()]
+    failed = [r for r in here if r.role in ("initiating", "collateral")]
+    if not failed or any(r.role != "collateral" for r in failed):
+        return ""
+    return tf.NODE_COLLATERAL.format(node=here[0].node, ranks=rl(failed), rank=ini.rank, ini_node=ini.node)
 
 
 _BACKENDS = (

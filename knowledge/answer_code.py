@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
-from knowledge import answer_facts
+from knowledge import answer_lines
 from knowledge.answer_types import Ctx, Reply, rank_lines, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -120,6 +120,8 @@ def _deeper(c: Ctx, rank: int, shown: list[EvidenceLine]) -> list[Frame]:
 
 
 def where_in_code(c: Ctx, m: Match) -> Reply | None:
+    if m.rank is None and _OTHERS.search(m.text) and (theirs := others_in_code(c)) is not None:
+        return theirs  # "and the other three, where in my code were they?"
     r = _rank(c, m)
     if r is None:
         return None
@@ -127,7 +129,11 @@ def where_in_code(c: Ctx, m: Match) -> Reply | None:
     if found is None:
         _, frames, _ = traceback(c, r.rank)
         lines = [x for x in (r.first_line, _last(c, r)) if x is not None]
-        return reply("code", tf.no_user_frame(r.rank, bool(frames)), _unique(lines))
+        lead = tf.no_user_frame(r.rank, bool(frames))
+        steps = c.debug.get(c.view.category) or c.debug.get("default") or ()
+        if not frames and steps:  # no traceback at all: how to get one next time
+            lead += " " + tf.TRACE_NEXT_TIME.format(step=steps[0])
+        return reply("code", lead, _unique(lines))
     frame, code, inner = found
     lead = tf.user_frame(r.rank, frame.path, frame.number, frame.func, code, inner)
     shown = [
@@ -139,6 +145,32 @@ def where_in_code(c: Ctx, m: Match) -> Reply | None:
     if _VERSUS.search(m.text) and (rows := collective_rows(c)[0]):  # "… vs the others": theirs too
         lead += " " + tf.collectives(rows)
     return reply("code", lead, _unique(shown))
+
+
+#: a code question about the ranks other than the one that started it
+_OTHERS = re.compile(
+    r"\b(?:the )?(?:other|rest|remaining)\b(?: \w+)? (?:ranks?|procs?|processes|workers|ones|three|two|\d+)\b"
+    r"|\bthe (?:others|rest)\b|\beveryone else\b"
+)
+
+
+def others_in_code(c: Ctx) -> Reply | None:
+    """The collateral ranks' deepest frames in the user's code, ranks with the same frame together.
+    Why: the others are where a desync shows (a different line than the rank that started it)."""
+    groups: dict[tuple[str, int, str, str, str], list[int]] = {}
+    shown: list[EvidenceLine] = []
+    for r in c.view.with_role("collateral"):
+        if (found := user_frame(c, r.rank)) is None:
+            continue
+        frame, code, inner = found
+        key = (frame.path.rsplit("/", 1)[-1], frame.number, frame.func, code, inner)
+        if key not in groups:
+            shown.append(frame.line)
+        groups.setdefault(key, []).append(r.rank)
+    if not groups:
+        return None
+    rows = [tf.others_frame(rl(ranks), *key) for key, ranks in groups.items()]
+    return reply("code", tf.others_frames(rows), shown)
 
 
 #: a code question that compares the rank with the rest ("what line is rank 3 on vs the others")
@@ -164,7 +196,7 @@ def stack(c: Ctx, m: Match) -> Reply | None:
     if found is not None:
         frame, code, inner = found
         lead += " " + tf.user_frame(r.rank, frame.path, frame.number, frame.func, code, inner)
-    return reply("show_lines", lead, shown[-answer_facts.TAIL_LINES :])
+    return reply("show_lines", lead, shown[-answer_lines.TAIL_LINES :])
 
 
 def show_lines(c: Ctx, m: Match) -> Reply | None:
@@ -175,7 +207,7 @@ def show_lines(c: Ctx, m: Match) -> Reply | None:
         return got
     if STACK_QUESTION.search(m.text) and (got := stack(c, m)) is not None:
         return got
-    return answer_facts.show_lines(c, m)
+    return answer_lines.show_lines(c, m)
 
 
 #: "the last lines before the traceback": what the rank printed just before it failed, not the stack

@@ -151,7 +151,10 @@ def sigkill_check(c: Ctx, m: Match) -> Reply | None:
 
 
 #: "what was the last good step?": the step before the one it failed in
-_GOOD_STEP = re.compile(r"\blast (?:good|completed|successful|clean|healthy|finished|ok) step\b")
+_GOOD_STEP = re.compile(
+    r"\blast (?:good|completed|successful|clean|healthy|finished|ok|full|complete) step\b"
+    r"|\blast step (?:that |which )?(?:\w+ )?(?:finished|completed|succeeded|went through|made it|got done)\b"
+)
 
 
 def last_good_step(c: Ctx, m: Match) -> tuple[str, list[EvidenceLine]]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
 from knowledge import answer_more
@@ -16,7 +15,6 @@ from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import JobView, RankView, rank_numbers, seconds_between
-from knowledge.lines import BLOCK_RANK, parse_rank
 from knowledge.wording import phase_words
 
 TAIL_LINES = 15
@@ -77,7 +75,7 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
         lead = t.rank_place(r.rank, r.node, _gpu(v, r), r.role)
         return reply("which_rank", lead, [r.first_line] if r.first_line else [])
     ini = v.initiating
-    if ini is None and c.d.initiating.phase in ("rendezvous", "startup") and not v.ranks:
+    if no_worker_started(c):
         return reply(
             "which_rank", tf.NO_RANK_STARTED.format(what=t.category_words(v.category)), v.evidence[:1]
         )
@@ -127,6 +125,8 @@ def _engine_note(c: Ctx) -> str:
 
 def rank_why(c: Ctx, m: Match) -> Reply | None:
     v = c.view
+    if no_worker_started(c):  # "is it rank 0's fault?": no rank ran at all
+        return reply("rank_why", tf.NO_RANK_STARTED.format(what=t.category_words(v.category)), v.evidence[:1])
     if m.rank is not None and m.rank not in v.ranks:
         world = v.world_size or len(v.ranks)
         return reply("rank_why", t.no_such_rank(m.rank, world), known=False) if world else None
@@ -151,6 +151,8 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
             why += f", which had failed {duration(gap)} earlier"
         if ini is not None and f"rank {ini.rank}" not in why:
             why = _victim(why, ini, gap, t.category_words(ini.category or v.category))
+        if ini is not None and r.first_line is not None and _PEER_GONE.search(r.first_line.text):
+            why += tf.PEER_GONE.format(rank=ini.rank)  # "why does it say connection closed?"
         lead = (
             t.rank_collateral(r.rank, t.category_words(r.category), at(r.first_time), why)
             + wait_text(v, r)
@@ -162,6 +164,14 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
     return reply("rank_why", t.rank_healthy(r.rank, _step(r)), [r.last_step_line] if r.last_step_line else [])
 
 
+def no_worker_started(c: Ctx) -> bool:
+    """The launcher failed before any worker ran (a rendezvous or startup failure, no rank logged):
+    then no rank is to blame, no step ran and nothing was saved."""
+    return (
+        c.view.initiating is None and c.d.initiating.phase in ("rendezvous", "startup") and not c.view.ranks
+    )
+
+
 def _job_phase(c: Ctx) -> Reply | None:
     """What the job was doing when no single rank is named (a launcher or rendezvous failure)."""
     ini = c.d.initiating
@@ -169,6 +179,8 @@ def _job_phase(c: Ctx) -> Reply | None:
         return None
     shown = ini.phase_evidence
     lead = t.phase_of("The job", phase_words(ini.phase), "", f" ({ref(shown)})" if shown else "")
+    if no_worker_started(c):  # "did my code even run?": no
+        lead += " " + tf.NO_WORKER_RAN
     return reply("phase", lead, [x for x in (shown, *ini.evidence[:1]) if x is not None])
 
 
@@ -193,12 +205,19 @@ def wait_text(v: JobView, r: RankView) -> str:
     return " " + t.waited_until(op, limit)
 
 
+#: a collective's socket closed or reset by the other side: the peer process had gone
+_PEER_GONE = re.compile(r"Connection (?:closed|reset) by peer", re.I)
+
+
 def _exit(v: JobView, r: RankView) -> str:
     e = rank_numbers(v, r).exit
     if e is None:
         return ""
     code = f"exit code {e[0].code}" if e[0].code is not None else ""
-    return t.exit_with([x for x in (code, e[0].signal or "") if x])
+    said = t.exit_with([x for x in (code, e[0].signal or "") if x])
+    if e[1] < 0 and r.exit_line is not None:  # from its own exit report: cite that line
+        said = f"{said[:-1]} ({ref(r.exit_line)})."
+    return said
 
 
 def _compare(c: Ctx, m: Match) -> Reply | None:
@@ -312,83 +331,10 @@ def phase(c: Ctx, m: Match) -> Reply | None:
     return reply("phase", lead, lines[:3])
 
 
-def show_lines(c: Ctx, m: Match) -> Reply | None:
-    v = c.view
-    if m.rank is not None and m.rank not in v.ranks:
-        have = sorted({x.rank for x in c.d.tails if x.rank is not None})
-        return reply("show_lines", t.NO_TAIL.format(rank=m.rank, ranks=rl(have) or "none"), known=False)
-    r = _target(c, m)
-    stack = re.search(r"trace|stack|evidence|error", m.text) is not None
-    if r is not None and r.role == "initiating" and (stack or m.rank is None):
-        lines = sorted(v.evidence, key=lambda ln: (ln.source, ln.line))
-        return reply(
-            "show_lines",
-            t.lines_of(f"Rank {r.rank}'s evidence ({ref(v.evidence[0]) if v.evidence else ''})"),
-            lines,
-        )
-    if r is None and m.rank is None and v.evidence:  # a launcher failure: no rank, the job's own lines
-        return reply("show_lines", t.lines_of(f"The failure's lines ({ref(v.evidence[0])})"), v.evidence[:3])
-    rank = r.rank if r is not None else m.rank
-    tail = _tail(c, rank) if rank is not None else []
-    if tail:
-        return reply("show_lines", t.lines_of(f"Last lines of rank {rank} ({tail[0].source})"), tail)
-    if r is not None and r.first_line is not None:
-        return reply("show_lines", t.lines_of(f"Rank {r.rank}'s first failure line"), [r.first_line])
-    if rank is not None:
-        have = sorted({x.rank for x in c.d.tails if x.rank is not None})
-        return reply("show_lines", t.NO_TAIL.format(rank=rank, ranks=rl(have) or "none"), known=False)
-    return None
-
-
-def _tail(c: Ctx, rank: int) -> list[EvidenceLine]:
-    for tail in c.d.tails:
-        if tail.rank == rank:
-            return tail.lines[-TAIL_LINES:]
-    one_node = len(c.view.nodes) <= 1
-    for tail in c.d.tails:  # a combined log: the lines this rank wrote (not the launcher's about it)
-        mine = [ln for ln in tail.lines if _written_by(ln.text, rank, one_node)]
-        if mine:
-            return mine[-TAIL_LINES:]
-    return []
-
-
-def _written_by(text: str, rank: int, one_node: bool) -> bool:
-    """A line the rank printed: its label names it (torchrun's `[default3]:` counts on one node);
-    torchrun's failure summary (`rank : 3 (local_rank: 3)`) is about the rank, not by it."""
-    if BLOCK_RANK.match(text):
-        return False
-    info = parse_rank(text)
-    return info.rank == rank or (one_node and info.rank is None and info.local == rank)
-
-
-def node(c: Ctx, m: Match) -> Reply | None:
-    """What a node's kernel log and ranks show (the failing rank's node when none is named)."""
-    known = {n.lower(): n for n in [*c.d.nodes, *c.view.nodes]}
-    named = m.node
-    if named is None:
-        ini = c.view.initiating
-        logged = list(c.d.nodes)
-        named = (
-            ini.node if ini is not None and ini.node in c.d.nodes else logged[0] if len(logged) == 1 else None
-        )
-    if named is None:
-        return None
-    name = known.get(named.lower())
-    if name is None:
-        nodes = ", ".join(f"`{n}`" for n in sorted(set(known.values()))) or "none"
-        return reply("node", t.NO_NODE.format(node=named, nodes=nodes), known=False)
-    ranks = [r for r in c.view.ranks.values() if r.node == name]
-    lines = c.d.nodes.get(name, [])[-TAIL_LINES:]
-    failed = [f"rank {r.rank} {r.role}" for r in ranks if r.role in ("initiating", "collateral")]
-    return reply("node", t.on_node(name, rl(ranks), failed[:4], bool(lines)), lines)
-
-
 __all__ = [
-    "node",
     "phase",
     "rank_why",
     "ranks_count",
-    "show_lines",
     "wait_text",
     "when",
     "which_rank",

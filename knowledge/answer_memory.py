@@ -14,7 +14,7 @@ from collections.abc import Callable
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_checks, answer_evidence, answer_more
+from knowledge import answer_checks, answer_evidence, answer_facts, answer_more
 from knowledge import evidence_numbers as num
 from knowledge.answer_types import Ctx, Reply, gib, reply
 from knowledge.answer_types import rank_list as rl
@@ -26,6 +26,8 @@ from knowledge.wording import phase_words
 _GPU_KIND = re.compile(r"\b(?:gpu|vram|cuda|device|hbm)\b")
 _HOST_KIND = re.compile(r"\b(?:host|system|cpu|ram|dram|rss|kernel)\b")
 _CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b")
+#: a question about a process id: a memory question only when the kernel's OOM report names one
+_PID_Q = re.compile(r"\bpids?\b")
 _HOST_CATEGORIES = frozenset({"host_oom", "cpu_oom_checkpoint"})
 
 
@@ -135,8 +137,11 @@ _COMPARE = re.compile(
 def answer(c: Ctx, m: Match) -> Reply | None:
     """The memory figures; a SIGKILL no kernel line explains is said to be unproven first; named ranks
     without a memory error of their own are told so, with the line each did fail with."""
-    base = memory(c, m)
     v = c.view
+    first = v.initiating
+    if first is not None and _PID_Q.search(m.text) and not _has_figures(v, first):
+        return answer_facts.which_rank(c, m)  # "which pid should I hand over": the launcher's, not memory
+    base = memory(c, m)
     if v.numbers.oom is None and v.numbers.host is None and (unseen := answer_evidence.killed_unseen(c)):
         return reply("memory", unseen, [x for x in (answer_evidence.sigkill_line(c),) if x is not None])
     if base is not None and (killer := answer_checks.killer_check(c, m)):

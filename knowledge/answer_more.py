@@ -183,7 +183,7 @@ def exit_codes(c: Ctx) -> str:
     if own is None or not stopped:
         return ""
     signal = f" ({stopped[0].signal})" if stopped[0].signal else ""
-    return tf.EXIT_CODES.format(
+    said = tf.EXIT_CODES.format(
         rank=own.rank,
         code=own.code,
         others=rl(e.rank for e in stopped),
@@ -191,6 +191,15 @@ def exit_codes(c: Ctx) -> str:
         signal=signal,
         ref=ref(stopped[0].line),
     )
+    return f"{said} {summary_gap(c)}".strip()
+
+
+def summary_gap(c: Ctx) -> str:
+    """The collateral ranks the kept part of the launcher's summary does not name ("" when it names
+    them all, or shows none): the summary's start may be cut, so "rank 3 got -15" is not "only rank 3"."""
+    named = {e.rank for e in launcher_exits(c.d)}
+    unseen = [r.rank for r in c.view.with_role("collateral") if r.rank not in named]
+    return tf.EXIT_PARTIAL.format(ranks=rl(unseen)) if named and unseen else ""
 
 
 _SEQ = re.compile(r"#([0-9]{1,9})\b")
@@ -210,6 +219,7 @@ __all__ = [
     "launcher_pid",
     "memory_by_rank",
     "step_of_total",
+    "summary_gap",
     "versions",
     "went_quiet",
 ]

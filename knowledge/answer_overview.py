@@ -75,6 +75,10 @@ def others(c: Ctx, m: Match) -> Reply | None:
     stopped = [e for e in launcher_exits(c.d) if e.rank in mine and e.signal and e.code < 0]
     if stopped and stopped[0].signal is not None:
         lead += " " + tf.launcher_stopped(rl(e.rank for e in stopped), stopped[0].code, stopped[0].signal)
+        lead += f" {gap}" if (gap := answer_more.summary_gap(c)) else ""
+    rows, odd = answer_code.collective_rows(c)  # what they were in when they died ("ranks 1-3 in barrier")
+    if rows:
+        lead += " " + " ".join(x for x in (tf.collectives(rows), odd) if x)
     lines = (example.lines if example else []) + [e.line for e in stopped[:1]]
     return reply("others", lead.strip(), lines)
 
@@ -132,8 +136,8 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
 def _rank_why(c: Ctx, m: Match) -> Reply | None:
     """The fact handler's answer, plus the desync the tracebacks show when this rank is the odd one;
     several ranks named ("did ranks 0 and 2 also get a NaN?"): each one's part."""
-    if m.rank is None and len(m.ranks) >= 2:
-        parts = [answer_facts.rank_why(c, replace(m, rank=r, ranks=(r,))) for r in m.ranks[:3]]
+    if len(m.ranks) >= 2 and all(r in c.view.ranks for r in m.ranks[:3]):
+        parts = [_rank_why(c, replace(m, rank=r, ranks=(r,))) for r in m.ranks[:3]]
         got = [p for p in parts if p is not None]
         if got:
             return reply("rank_why", " ".join(p.lead for p in got), [ln for p in got for ln in p.lines[:1]])
@@ -181,6 +185,8 @@ def _phase(c: Ctx, m: Match) -> Reply | None:
         return base
     if r.phase == "checkpoint_save" and _INTACT.search(m.text) and r.role == "initiating":
         saving = [(f.group(1), ln) for ln in c.view.evidence if (f := _SAVING.search(ln.text))]
+        if not saving and (named := answer_quote.saving_line(c)) is not None:  # its save line, kept elsewhere
+            saving = [named]
         name, lines = (saving[0][0], [saving[0][1]]) if saving else ("", [])
         return reply("phase", f"{base.lead} {tf.partial_checkpoint(r.rank, name)}", [*base.lines, *lines])
     if r.last_step is None and _STEP_QUESTION.search(m.text):
@@ -252,6 +258,9 @@ def restart(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if base is None or not _RESUME.search(m.text):
         return base
+    if answer_facts.no_worker_started(c):  # "did it save anything? can I resume?": nothing ran
+        lead = f"{tf.NOTHING_TO_RESUME} {base.lead}"
+        return reply("restart", lead, base.lines, bullets=base.bullets, action=base.action, code=base.code)
     if ini is not None and ini.phase == "checkpoint_save":  # the save it died in is not a safe start
         saving = [(f.group(1), ln) for ln in c.view.evidence if (f := _SAVING.search(ln.text))]
         name = saving[0][0] if saving else ""
@@ -313,6 +322,9 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
     if base is None:
         return None
     collateral = answer_checks.named_collateral(c, m)  # "ranks 4 and 6 errored too: bad GPUs as well?"
+    if cleared := answer_checks.node_collateral(c, m):  # "is gpu-01 also bad?": that node first
+        first = base.lead[0].lower() + base.lead[1:] if base.lead[1:2].islower() else base.lead
+        base = reply("hardware", f"{cleared} {first}", base.lines, action=base.action)
     if "driver" in m.text:  # "what driver is on that box?": the version first
         base = reply("hardware", f"{answer_more.versions(c, m)} {base.lead}", base.lines, action=base.action)
     if answer_advice.xid_lines(c):

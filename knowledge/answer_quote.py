@@ -161,6 +161,8 @@ def port(c: Ctx, m: Match) -> Reply | None:
                 lead += " " + tf.PORT_DEFAULT.format(default=TORCHRUN_PORT)
             if _IN_USE.search(ln.text) and _HOLDER.search(m.text):  # "could an old run hold it?"
                 lead += " " + tf.PORT_IN_USE
+            if _IN_USE.search(ln.text) and _BLAME.search(m.text) and (step := _port_step(c)):
+                lead = tf.PORT_BLAME.format(lead=lead, step=step)  # "I hardcode it: is that it?"
             if _HOLDER.search(m.text) and command:  # "how do I see what's holding the port?"
                 return reply("port", f"{lead} {tf.PORT_HOLDER}", [ln], code=command)
             return reply("port", lead, [ln])
@@ -178,6 +180,19 @@ _HOLDER = re.compile(
     r"\b(?:hold|holds|holding|hanging onto|using|uses|bound|owns|listening|occup\w*)\b"
     r"|\bhow (?:do|can|would) (?:i|we) (?:see|find|check|tell)"
 )
+
+
+#: "I hardcode the port: is that it?": the user's own choice of port offered as the cause
+_BLAME = re.compile(
+    r"\bis (?:that|this|it) (?:it|the (?:problem|cause|issue|reason))\b"
+    r"|\bhard-?cod\w*|\b(?:fixed|static|same) port\b"
+)
+
+
+def _port_step(c: Ctx) -> str:
+    """The entry's fix step about choosing the port, for a port the user set by hand."""
+    steps = c.entry.fix.steps if c.entry else []
+    return next((s for s in steps if "port" in s.lower()), "")
 
 
 def pool(c: Ctx) -> list[EvidenceLine]:

@@ -27,6 +27,7 @@ from knowledge import (
     answer_complaint,
     answer_evidence,
     answer_facts,
+    answer_lines,
     answer_memory,
     answer_overview,
     answer_quote,
@@ -35,7 +36,7 @@ from knowledge import (
 from knowledge.answer_types import Ctx, Reply
 from knowledge.facts import load_catalogue
 from knowledge.glossary import Term, load_glossary
-from knowledge.intents import CUE_WEIGHT, DECISIVE_WEIGHT, MIN_SCORE, IntentMatcher, Match, asks
+from knowledge.intents import CUE_WEIGHT, DECISIVE_WEIGHT, MIN_SCORE, IntentMatcher, Match, asks, named_ranks
 from knowledge.jobfacts_answers import build
 from knowledge.schema import Entry, Xid
 
@@ -71,11 +72,12 @@ HANDLERS: dict[str, Handler] = {
     "code": answer_code.where_in_code,
     "batch": answer_code.batch,
     "debug": answer_overview.debug,
-    "node": answer_facts.node,
+    "node": answer_lines.node,
     "hardware": answer_overview.hardware,
     "restart": answer_overview.restart,
     "fix": answer_overview.fix,
     "verify": answer_advice.verify,
+    "command": answer_advice.check_command,
     "alternatives": answer_overview.alternatives,
     "explain": answer_advice.explain,
     "activity": answer_overview.activity,
@@ -130,13 +132,19 @@ class Answerer:
         if first.intent == "help":
             return self.answer_one(question)
         second = self.answer_one(parts[1])
+        if second.intent == first.intent and _other_ranks(parts[0], parts[1]) and second.lead:
+            return _with(first, second.lead, second.lines[:1])  # "rank 1 … ? why do rank 0 and 2 …": both
         if second.intent == first.intent:  # "was it saving? which ckpt": one answer, told both asks' words
             whole = self.answer_one(question)
             return whole if whole.intent == first.intent else first
+        if second.lead and second.lead in first.lead:  # both asks got the same fact: say it once
+            return first
         if second.intent == "help" or not second.lead:
             return _with(first, tf.ALSO_ASKED.format(ask=parts[1]), [])
         extra = f" {second.bullets[0]}" if second.intent in ("fix", "debug") and second.bullets else ""
-        if second.intent == "verify" and second.code and "\n" not in second.code:  # the command itself
+        if (
+            second.intent in ("verify", "command") and second.code and "\n" not in second.code
+        ):  # the command itself
             extra = f" `{second.code}` {second.action}".rstrip()
         return _with(first, second.lead + extra, second.lines[:1])
 
@@ -164,7 +172,7 @@ class Answerer:
             if reply is not None:
                 return reply
         if m.node is not None:
-            reply = answer_facts.node(self.ctx, m)
+            reply = answer_lines.node(self.ctx, m)
             if reply is not None:
                 return reply
         if (term := answer_advice.explain(self.ctx, m)) is not None:
@@ -203,6 +211,13 @@ class Answerer:
             examples.append("what else could it be?")
         lead = t.can_answer(examples[:3])
         return Reply("help", [lead], known=False, lead=lead)
+
+
+def _other_ranks(first: str, second: str) -> bool:
+    """Two asks of one kind about different ranks ("did rank 1 …? why do ranks 0 and 2 …"): each is
+    answered, not the message as one question about the first rank."""
+    a, b = named_ranks(first), named_ranks(second)
+    return bool(b) and set(a) != set(b)
 
 
 def _with(base: Reply, lead: str, lines: Sequence[EvidenceLine]) -> Reply:

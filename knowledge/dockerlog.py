@@ -61,9 +61,7 @@ def records_to_text(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 
 #: the record as Docker writes it, its text free of escapes but the final `\n`: read without a JSON parse
-_PLAIN = re.compile(
-    rb'\{"log": ?"([^"\\]*)\\n", ?"stream": ?"(std(?:out|err))", ?"time": ?"([^"\\]*)"\}\s*'
-)
+_PLAIN = re.compile(rb'\{"log": ?"([^"\\]*)\\n", ?"stream": ?"(std(?:out|err))", ?"time": ?"([^"\\]*)"\}\s*')
 
 
 def _record(line: bytes, partial: list[bytes]) -> bytes | None:

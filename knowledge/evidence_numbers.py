@@ -38,7 +38,9 @@ _WATCHDOG = re.compile(
 _GLOO_TIMEOUT = re.compile(r"Timed out waiting (\d+) ?ms")
 _SEQ_OP = re.compile(r"SeqNum=(\d+), ?OpType=(\w+)")
 _KILLED = re.compile(r"Killed process (\d+) \(([^)]{1,64})\)(?:.*?anon-rss:(\d+)kB)?(?:.*?file-rss:(\d+)kB)?")
-_EXIT = re.compile(r"exit(?:ed with|code|_code| code|Code)[:= ]{1,3}(-?\d{1,3})(?::(\d{1,3}))?", re.I)
+_EXIT = re.compile(
+    r"exit(?:(?:ed|ing) with(?: code)?|code|_code| code|Code)[:= ]{1,3}(-?\d{1,3})(?::(\d{1,3}))?", re.I
+)
 _SIGNAL = re.compile(r"\bSignal (\d{1,2}) \((SIG[A-Z]+)\)|\b(SIG(?:KILL|TERM|SEGV|ABRT|BUS|INT|HUP))\b")
 
 

@@ -42,7 +42,8 @@ _KNOWN = frozenset(
         "trace stack traceback fault problem issue hardware network driver restart rerun fail failed die "
         "died crash crashed killed kill saving save allocate allocated free total batch step code "
         "collective broadcast reduce gather happen happened other others whats thats wheres whos hows "
-        "theres heres dont didnt doesnt isnt wasnt cant wont shouldnt couldnt wouldnt"
+        "theres heres dont didnt doesnt isnt wasnt cant wont shouldnt couldnt wouldnt "
+        "one two three four five six seven eight nine ten those these there their"
     ).split()
 )
 _RANK = re.compile(r"\brank\s*#?\s*(\d{1,6})(?!\d)|(?<![\w-])r(\d{1,5})\b")
@@ -256,7 +257,11 @@ def named_rank(q: str) -> int | None:
 
 
 #: a list or range of ranks: "ranks 4, 6 and 7", "ranks 0-2", "ranks 0 to 3"
-_RANK_LIST = re.compile(r"\branks\s+(\d{1,6}(?:\s*(?:,|and|&|or|-|to|through)\s*\d{1,6})*)")
+_RANK_LIST = re.compile(
+    r"\branks\s+(\d{1,6}(?:\s*(?:,|and|&|or|-|to|through)\s*\d{1,6})*)"
+    r"|\brank\s+(\d{1,6}(?:\s*(?:,|and|&|or)\s*\d{1,6}\b"
+    r"(?! ?(?:s|sec|secs|seconds|min|mins|minutes|gib|gb|mb)\b))+)"
+)
 #: a range inside such a list, kept small: a question never means thousands of ranks one by one
 _RANGE = re.compile(r"(\d{1,6})\s*(?:-|to|through)\s*(\d{1,6})")
 MAX_RANGE = 64
@@ -266,7 +271,7 @@ def named_ranks(q: str) -> tuple[int, ...]:
     """Every rank the question names, first mention order, each once ("ranks 0-2" is 0, 1 and 2)."""
     found: list[tuple[int, int]] = [(m.start(), int(m.group(1) or m.group(2))) for m in _RANK.finditer(q)]
     for m in _RANK_LIST.finditer(q):
-        listed = m.group(1)
+        listed = m.group(1) or m.group(2)
         for r in _RANGE.finditer(listed):
             lo, hi = int(r.group(1)), int(r.group(2))
             if lo <= hi <= lo + MAX_RANGE:
@@ -277,8 +282,11 @@ def named_ranks(q: str) -> tuple[int, ...]:
 
 #: where one ask ends and another begins: a `?` mid-text, `but`, `, and why`, `and which` ...
 _ASK_SPLIT = re.compile(
-    r"\?+\s+|(?<=[a-z])\.\s+(?=[a-z])|\s+\+\s+|\s*[,;]?\s+but\s+|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
-    r"does|do|can|should|could|will)\b)|\s+and\s+(?:also\s+)?(?=(?:why|what|which|how|where|when|who)\b)"
+    r"\?+\s+|(?<=[a-z])\.\s+(?=[a-z])|\s+\+\s+|\s*[,;]?\s+but\s+"
+    r"|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
+    r"does|do|can|should|could|will)\b)"
+    r"|\s+and\s+(?:also\s+)?(?:(?:at|in|on|from|for|by) )?(?=(?:why|what|which|how|where|when|who)\b)"
+    r"|\s+and\s+(?=(?:do|does|did|should|can|could|is|was|are|were|will) (?:i|we|you|it|they|this|that)\b)"
 )
 _ASKS = re.compile(
     r"^(?:ok(?:ay)? |so |and |also |hey |then )*"
@@ -292,8 +300,29 @@ _ASKS = re.compile(
 def asks(q: str) -> list[str]:
     """The questions in a normalised message that asks several ("which rank went first and why did the
     rest get killed?"); a clause that asks nothing ("ok so rank 5 oomd") is context, not an ask."""
-    parts = [_after_context(p.strip(" ,;.!?")) for p in _ASK_SPLIT.split(q)]
-    return [p for p in parts if p and _ASKS.search(p)]
+    out: list[str] = []
+    context = ""
+    for part in (_after_context(p.strip(" ,;.!?")) for p in _ASK_SPLIT.split(q)):
+        if not part:
+            continue
+        if not (_ASKS.search(part) or _GUESSING.search(part)):
+            context = part  # a statement: kept only for an ask that points back at it
+            continue
+        out.append(f"{context}: {part}" if context and _BACK.search(part) else part)
+        context = ""
+    return out
+
+
+#: an ask about the statement just before it ("I hardcode the port. is that it?")
+_BACK = re.compile(r"^(?:is|was|could|would|does|did|will|can) (?:that|this)\b")
+
+
+#: a clause offering a guess ("smells like a network blip", "pretty sure the box is flaky"): it asks to
+#: be checked, as "is it the network?" would, even with no question word
+_GUESSING = re.compile(
+    r"\b(?:smells|looks|sounds|feels|seems) like\b|\bpretty sure\b|\bi (?:think|bet|suspect|reckon)\b"
+    r"|\bmy (?:guess|bet) is\b"
+)
 
 
 #: "for the weekly report: how far did it get" — a short lead-in before a colon is context

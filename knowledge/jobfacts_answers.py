@@ -10,7 +10,7 @@ A role is one of `initiating` (the rank that started it), `collateral` (failed b
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
 
@@ -37,6 +37,7 @@ class RankView:
     why: str = ""  # the collateral group's reason ("waited on rank 5")
     suspect: str = ""  # what the collective traces say about it
     inferred: bool = False  # named from the others' behaviour (a trace, a silence), not its own error
+    exit_line: EvidenceLine | None = None  # its own exit report after its failure ("exiting with code 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +117,7 @@ def build(d: Diagnosis) -> JobView:
         ranks[rank] = _rank_view(d, fact, collateral.get(rank), suspects.get(rank, ""))
     if ini.rank is not None and ini.rank in ranks:
         ranks[ini.rank] = _initiating(ranks[ini.rank], d)
+    ranks = {n: _with_exit(d, r) for n, r in ranks.items()}
     alts = [AltView(a.title, a.category, a.confidence, a.why) for a in d.alternatives]
     return JobView(
         category=d.category,
@@ -196,10 +198,35 @@ def written_by(line: EvidenceLine, r: RankView) -> bool:
 
 
 def rank_numbers(view: JobView, rank: RankView) -> num.Numbers:
-    """The figures in one rank's own lines (the initiating rank: every evidence line)."""
-    if rank.role == "initiating":
-        return view.numbers
-    return num.read([rank.first_line.text] if rank.first_line is not None else [])
+    """The figures in one rank's own lines (the initiating rank: every evidence line); its exit code,
+    when no such line has one, from the exit report it printed after failing."""
+    nums = (
+        view.numbers
+        if rank.role == "initiating"
+        else num.read([rank.first_line.text] if rank.first_line else [])
+    )
+    if nums.exit is None and rank.exit_line is not None and (e := num.exit_status(rank.exit_line.text)):
+        return replace(nums, exit=(e, -1))
+    return nums
+
+
+def _with_exit(d: Diagnosis, r: RankView) -> RankView:
+    """The rank with the exit report it printed at or after its first failure line (its saved tail);
+    the initiating rank's may also come from the launcher's failure summary (`exitcode : 1`). Why: an
+    on-call engineer asks "what exit code did it return", and the log says it."""
+    first = r.first_line
+    for tail in d.tails:
+        if tail.rank != r.rank:
+            continue
+        for ln in tail.lines:
+            after = first is None or ln.source != first.source or ln.line >= first.line
+            if after and (e := num.exit_status(ln.text)) is not None and e.code is not None:
+                return replace(r, exit_line=ln)
+    if r.role == "initiating":
+        own = next((e for e in launcher_exits(d) if e.rank == r.rank), None)
+        if own is not None:
+            return replace(r, exit_line=own.line)
+    return r
 
 
 @dataclass(frozen=True, slots=True)

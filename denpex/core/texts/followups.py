@@ -13,6 +13,16 @@ def user_frame(rank: int, path: str, line: int, func: str, code: str, inside: st
     return f"Rank {rank}'s deepest frame in your code: `{path}` line {line}, in `{func}`{shown}.{below}"
 
 
+def others_frame(ranks: str, path: str, line: int, func: str, code: str, inside: str) -> str:
+    shown = f": `{code}`" if code else ""
+    below = f", inside {inside}" if inside else ""
+    return f"rank(s) {ranks} at `{path}` line {line}, in `{func}`{shown}{below}"
+
+
+def others_frames(rows: list[str]) -> str:
+    return "The other ranks' deepest frames in your code: " + "; ".join(rows) + "."
+
+
 def inside(func: str, package: str) -> str:
     return f"`{func}` ({package})" if package else f"`{func}`"
 
@@ -81,7 +91,7 @@ def no_step(rank: int, other: str) -> str:
 
 
 def other_step(step: int, rank: int) -> str:
-    return f"; the last step any rank logged is {step} (rank {rank})"
+    return f"; the last step any rank logged is step {step} (rank {rank})"
 
 
 def saving_file(name: str, source: str) -> str:
@@ -186,6 +196,27 @@ NAMED_COLLATERAL = (
     "Rank(s) {ranks} only timed out or were torn down waiting for rank {rank}: collateral, with no GPU "
     "fault of their own in the evidence."
 )
+PORT_BLAME = (
+    "{lead} Yes, that is it: the port was already in use on that node (EADDRINUSE), and a port fixed in "
+    "the launch script collides with any other job or leftover process holding it. {step}"
+)
+NO_WORKER_RAN = (
+    "No worker started before it failed: no rank logged a line or a step, so your training code never ran."
+)
+NOTHING_TO_RESUME = (
+    "Nothing to resume from: it failed before any worker started, so no step ran and no checkpoint was saved."
+)
+REPRO_LEAD = "To reproduce it with the cause reported, run this (a short run of the same job):"
+PEER_GONE = (
+    "; its connection closed because a peer process went away, after rank {rank} stopped on its own failure"
+)
+TRACE_NEXT_TIME = "To get one next time: {step}"
+TERM_AND_FIX = "This job failed with {what}; the fix step that deals with it: {step}"
+CHECK_LEAD = "To check it, run this on {node}:"
+NODE_COLLATERAL = (
+    "Not by this job's evidence: {node}'s rank(s) {ranks} only timed out or were torn down waiting for "
+    "rank {rank} on {ini_node}: collateral, with no fault of {node}'s own in the evidence. On {ini_node}:"
+)
 NO_KERNEL_FAULT = (
     "No kernel-log (dmesg) line in this job's evidence names a GPU fault; to rule it out, check "
     "`dmesg -T | grep -i xid` on rank {rank}'s node."
@@ -268,6 +299,7 @@ NO_NATIVE_STACK = (
     "Python can print one. Next time run with PYTHONFAULTHANDLER=1 (a Python stack of every thread on "
     "the signal), or get a native backtrace from a core dump (`ulimit -c unlimited`, then `gdb python core`)."
 )
+EXIT_PARTIAL = "The saved lines keep only part of the launcher's summary: rank(s) {ranks} are not in it."
 EXIT_CODES = (
     "Rank {rank} exited with {code} (its own error); rank(s) {others} got {other_code}{signal}: the launcher "
     "stopped them after rank {rank} failed ({ref})."

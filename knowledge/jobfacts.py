@@ -302,7 +302,24 @@ def from_job(job: Job, patterns: Sequence[Pattern], rank: int | None, node: str 
             steps = [t for _, t in scan.numbered_tail if _STEP.search(t)]
     nodes = {n for n in job.rank_node.values() if n} | {s.source.node for s in job.scans if s.source.node}
     facts = read([*texts, *steps[-1:]], world=job.world, nodes={n for n in nodes if n})
-    return replace(facts, node=node)
+    port = facts.master_port or _store_port(h.text for scan in job.scans for h in scan.hits)
+    return replace(facts, node=node, master_port=port)
+
+
+#: the store's port as c10d's errors name it: `failed to bind to [::]:54661`, `connect to (10.0.0.1,
+#: 29500)`, `failed to listen on any local network address. port: 54661,`
+_STORE_PORT = re.compile(
+    r"failed to bind to \[[^\]\n]*\]:([0-9]{2,5})\b|connect to \(?\[?[A-Za-z0-9_.:-]+\]?, ?([0-9]{2,5})\)"
+    r"|failed to listen on any local network address\. port: ([0-9]{2,5}),"  # torch >= 2.3's wording
+)
+
+
+def _store_port(texts: Iterable[str]) -> str | None:
+    """The rendezvous port the failure lines name, when the launch lines did not say it."""
+    for text in texts:
+        if (m := _STORE_PORT.search(text)) is not None:
+            return next(g for g in m.groups() if g)
+    return None
 
 
 # ---------------------------------------------------------------------------------- templates

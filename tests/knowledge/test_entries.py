@@ -304,9 +304,9 @@ EXAMPLES: list[tuple[str, str]] = [
     (
         "AssertionError: Rank 0: found NaN in local grad norm in backward pass before data-parallel communication "
         "collective.",
-        "nan-loss-scale-divergence",
+        "nan-loss-divergence",
     ),
-    ("Loss is nan, stopping training", "nan-loss-scale-divergence"),
+    ("Loss is nan, stopping training", "nan-loss-divergence"),
     (
         "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
         "error indicates that your module has parameters that were not used in producing loss.",
@@ -556,24 +556,24 @@ EXAMPLES: list[tuple[str, str]] = [
     ("ERROR: Unexpected segmentation fault encountered in worker.", "dataloader-worker-killed-signal"),
     ("RuntimeError: Pin memory thread exited unexpectedly", "dataloader-worker-killed-signal"),
     ("RuntimeError: DataLoader timed out after 600 seconds", "dataloader-worker-killed-signal"),
-    ("FloatingPointError: gradients are Nan/Inf", "nan-loss-scale-divergence"),
+    ("FloatingPointError: gradients are Nan/Inf", "nan-loss-divergence"),
     (
         "FloatingPointError: Fatal error: gradients are inconsistent between workers. Try --ddp-backend=legacy_ddp.",
-        "nan-loss-scale-divergence",
+        "nan-loss-divergence",
     ),
     (
         "RuntimeError: Rank 3, node gpu-07, device 3, iteration 1201: Unexpected result nan (message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication collective')",
-        "nan-loss-scale-divergence",
+        "nan-loss-divergence",
     ),
     (
         "AssertionError: Rank 0: found Inf in local forward loss calculation. Device: 0, node: gpu-01",
-        "nan-loss-scale-divergence",
+        "nan-loss-divergence",
     ),
     (
         "Monitored metric val_loss = nan is not finite. Previous best value was 2.311. Signaling Trainer to stop.",
-        "nan-loss-scale-divergence",
+        "nan-loss-divergence",
     ),
-    ("{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.42}", "nan-loss-scale-divergence"),
+    ("{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 1.9e-05, 'epoch': 0.42}", "nan-loss-divergence"),
     (
         "[2024-03-01 10:11:12,123] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=0'] exits with return code = -11",
         "segfault-native-crash",

@@ -175,3 +175,14 @@ def test_the_demo_job_gets_a_deepspeed_command_of_its_shape(engine: Engine) -> N
     assert "deepspeed --num_nodes 2 --num_gpus 4 /workspace/train.py --max_steps 2011" in d.verify
     assert "--nproc_per_node 8" not in d.fix_snippet
     assert PLANTED_TOKEN not in d.verify + d.fix_snippet
+
+
+def test_the_port_in_use_check_greps_the_port_the_error_names(tmp_path: Path) -> None:
+    """No launch line says the port, but c10d's error does: the verify command checks that port."""
+    (tmp_path / "console.log").write_text(
+        "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network "
+        "address. port: 54661, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n"
+    )
+    diag = Engine.load().diagnose(discover([tmp_path]))
+    assert diag.category == "rendezvous_failure"
+    assert '":54661"' in diag.verify and "29500" not in diag.verify

@@ -217,3 +217,19 @@ def test_a_kill_while_megatron_builds_its_dataset_index_is_a_data_phase_host_oom
     )
     d = diagnose_dir(_log(tmp_path, log))
     assert (d.category, d.initiating.phase) == ("host_oom", "data")
+
+
+def test_a_nan_loss_without_fp16_lines_is_the_plain_divergence(diagnose_dir: Run, tmp_path: Path) -> None:
+    d = diagnose_dir(
+        _log(tmp_path, "step 40 loss 2.31\nstep 41 loss nan\nValueError: Loss is nan, stopping training\n")
+    )
+    assert (d.category, d.entry.id if d.entry else None) == ("nan_divergence", "nan-loss-divergence")
+
+
+def test_the_loss_scale_floor_is_the_fp16_divergence(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 2, reducing to 1\n"
+        "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert (d.category, d.entry.id if d.entry else None) == ("nan_divergence", "nan-loss-scale-divergence")

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.slack.answers import Answerer
-from knowledge.schema import load_entries
-from tests.slack import factjobs
+from tests.slack import factjobs, heldout
 
 CASES = [
     # (job, question, intent, must, must_not)
@@ -70,12 +69,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
     tmp: Path = tmp_path_factory.mktemp("checks")
-    entries = {e.id: e for e in load_entries()}
-    out = {}
-    for name in {job for job, *_ in CASES}:
-        d = factjobs.JOBS[name](tmp)
-        out[name] = Answerer(d, entries.get(d.entry.id) if d.entry else None, entries)
-    return out
+    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in {job for job, *_ in CASES}})
 
 
 @pytest.mark.parametrize(

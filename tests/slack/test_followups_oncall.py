@@ -16,8 +16,7 @@ import pytest
 
 from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks, named_ranks
-from knowledge.schema import load_entries
-from tests.slack import factjobs
+from tests.slack import factjobs, heldout
 
 CASES = [
     # (job, question, intent, must, must_not)
@@ -129,12 +128,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
     tmp: Path = tmp_path_factory.mktemp("oncall")
-    entries = {e.id: e for e in load_entries()}
-    out = {}
-    for name in {job for job, *_ in CASES}:
-        d = factjobs.JOBS[name](tmp)
-        out[name] = Answerer(d, entries.get(d.entry.id) if d.entry else None, entries)
-    return out
+    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in {job for job, *_ in CASES}})
 
 
 @pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)

@@ -102,13 +102,29 @@ def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
     return out
 
 
+#: torchrun's failure summary opens with the ChildFailedError line; its `Failures:` list names every
+#: rank's exit code, so a tail that cut into it is widened back to that line (within `SUMMARY_LINES`)
+_SUMMARY_START = re.compile(r"ChildFailedError")
+SUMMARY_LINES = 60
+
+
+def _tail(scan: SourceScan) -> list[tuple[int, str]]:
+    """The source's last lines, widened to the start of a launcher summary they cut into."""
+    if not scan.tail:
+        return scan.tail
+    first = scan.tail[0][0]
+    window = scan.numbered_tail[-SUMMARY_LINES:]
+    starts = [i for i, (n, t) in enumerate(window) if n < first and _SUMMARY_START.search(t)]
+    return window[starts[-1] :] if starts else scan.tail
+
+
 def tails(job: Job, red: Redactor) -> list[RankTail]:
     out = []
     for scan in job.scans:
         src = scan.source
         if src.kind == "kernel" or not scan.tail:
             continue
-        lines = [EvidenceLine(source=src.name, line=n, text=red(scan, n, t)) for n, t in scan.tail]
+        lines = [EvidenceLine(source=src.name, line=n, text=red(scan, n, t)) for n, t in _tail(scan)]
         if all("\n" not in ln.text for ln in lines):  # masking: once more as a block, for a private
             block = red.mask("\n".join(ln.text for ln in lines)).split("\n")  # key cut off at the top
             lines = [ln.model_copy(update={"text": t}) for ln, t in zip(lines, block, strict=True)]

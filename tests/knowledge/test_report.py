@@ -51,3 +51,35 @@ def test_every_retained_line_is_masked(engine: Engine) -> None:
     dumped = diag.model_dump_json()
     assert secret not in dumped
     assert diag.tails and diag.initiating.evidence
+
+
+def test_a_tail_that_cuts_into_torchruns_summary_keeps_all_of_it(tmp_path: Path, engine: Engine) -> None:
+    """The summary's `Failures:` list holds every rank's exit code; 20 last lines would cut it."""
+    failures = "".join(
+        f"[{i}]:\n  time      : 2026-12-01_21:38:35\n  host      : localhost\n"
+        f"  rank      : {r} (local_rank: {r})\n  exitcode  : -15 (pid: 90{r})\n"
+        f"  error_file: <N/A>\n  traceback : Signal 15 (SIGTERM) received by PID 90{r}\n"
+        for i, r in enumerate((0, 2, 3), start=1)
+    )
+    (tmp_path / "console.log").write_text(
+        "[rank1]: RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
+        "allocate memory: you tried to allocate 16777216 bytes.\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "============================================================\ntrain.py FAILED\n"
+        "------------------------------------------------------------\nFailures:\n"
+        + failures
+        + "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 901)\n"
+        "============================================================\n"
+    )
+    diag = engine.diagnose([LogSource(name="console.log", path=tmp_path / "console.log")])
+    (tail,) = diag.tails
+    texts = [ln.text for ln in tail.lines]
+    assert "ChildFailedError" in texts[0]
+    assert [t for t in texts if t.strip().startswith("rank ")] == [
+        "  rank      : 0 (local_rank: 0)",
+        "  rank      : 2 (local_rank: 2)",
+        "  rank      : 3 (local_rank: 3)",
+        "  rank      : 1 (local_rank: 1)",
+    ]

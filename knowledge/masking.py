@@ -19,39 +19,24 @@ entry point: `mask_bytes`, `mask_lines` and `mask_line` give the same result.
 from __future__ import annotations
 
 import re
-import threading
-import tomllib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from knowledge import secret_checks as sc
-from knowledge.patterns import db_cache_path, load_db, store_db
+from knowledge.mask_detect import Detector
+from knowledge.secret_rules import RULES_PATH, SecretRule, decide, load_rules, mask_token
 
-#: None where no hyperscan wheel exists for the platform; the rules then run through `re` alone
-hyperscan: ModuleType | None
-try:  # pragma: no cover - which branch runs depends on the platform
-    import hyperscan
-except ImportError:  # pragma: no cover
-    hyperscan = None
+__all__ = ["RULES_PATH", "MaskStream", "Masker", "SecretRule", "TextMasker", "load_rules", "mask_token"]
 
-RULES_PATH = Path(__file__).parent / "data" / "secrets.toml"
 CHUNK_CHARS = 32 << 10  # mask(): Python `re` runs only on the chunks the scan flagged
 MAX_PASSES = 16  # _apply: passes until masking reaches a fixed point (two in practice)
 MAX_BLOCK_LINES = 200  # a private key block without END stops being masked after this many lines
 
-Check = Literal["none", "value", "token", "entropy", "url", "named", "adjacent", "pem_b64", "b64_json"]
-_CHECKS = ("none", "value", "token", "entropy", "url", "named", "adjacent", "pem_b64", "b64_json")
-Block = Literal["", "pem", "indented"]
 _END_MARKER = "-----END"
 _KEY_MARKER = "PRIVATE KEY"
 _PEM_BODY = re.compile(r"(?:^|[\s:\]>|])[A-Za-z0-9+/]{4,}={0,2}[ \t\r]*$")
 _MASK_TOKENS = sc.MASK_TOKENS
-_URL_PLACEHOLDER = re.compile(
-    r"\$\{[^{}]*\}|\$\([^()]*\)|<[^<>]*>|\*+|x{3,}|\{\{[^{}]*\}\}|\{[A-Za-z_]*\}|%s|\[?redacted\]?", re.I
-)
 _INDENT = re.compile(r"[ \t]*(?:-[ \t]+)?")
 
 
@@ -59,177 +44,6 @@ class TextMasker(Protocol):
     """What a consumer of masking needs: `Masker` satisfies it, tests may hand in their own."""
 
     def mask(self, text: str) -> str: ...
-
-
-def mask_token(label: str) -> str:
-    """The text a secret is replaced with."""
-    return f"[MASKED:{label}]"
-
-
-@dataclass(frozen=True, slots=True)
-class SecretRule:
-    """One kind of secret. `pattern` is matched one line at a time (see data/secrets.toml)."""
-
-    id: str
-    pattern: str
-    caseless: bool = False
-    label: str = ""
-    check: Check = "none"
-    block: Block = ""
-    description: str = ""
-
-    def __post_init__(self) -> None:
-        if not re.fullmatch(r"[a-z0-9_]+", self.id):
-            raise ValueError(f"secret rule id {self.id!r}: use [a-z0-9_]+")
-        if self.check not in _CHECKS:
-            raise ValueError(f"secret rule {self.id}: check must be one of {', '.join(_CHECKS)}")
-        if self.block not in ("", "pem", "indented"):
-            raise ValueError(f'secret rule {self.id}: block must be "pem" or "indented"')
-        if re.search(r"\(\?[=!<]|\\[1-9]", self.pattern):
-            raise ValueError(f"secret rule {self.id}: no lookaround or backreferences (Hyperscan)")
-        if not self.label:
-            object.__setattr__(self, "label", self.id)
-
-    @property
-    def flags(self) -> int:
-        """Python `re` flags matching Hyperscan's byte semantics with HS_FLAG_MULTILINE."""
-        return re.ASCII | re.MULTILINE | (re.IGNORECASE if self.caseless else 0)
-
-
-def load_rules(path: Path = RULES_PATH) -> tuple[SecretRule, ...]:
-    """Read `[[rule]]` tables; an unknown field or a bad regex fails here, naming the rule."""
-    raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    rules = []
-    for table in raw.get("rule", []):
-        rule = SecretRule(**table)
-        try:
-            re.compile(rule.pattern, rule.flags)
-        except re.error as exc:
-            raise ValueError(f"{path.name}: rule {rule.id}: invalid regex: {exc}") from exc
-        rules.append(rule)
-    ids = [r.id for r in rules]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"{path.name}: rule ids repeat")
-    return tuple(rules)
-
-
-def _decide(rule: SecretRule, text: str, start: int, s: int, e: int) -> str | None:
-    """The label to mask `text[s:e]` with, or None to keep it (the regex may over-report; this decides).
-
-    `start` is where the rule's match began: for `named`/`adjacent` the key name lies in between.
-    """
-    value, check = text[s:e], rule.check
-    if value.startswith("[MASKED:") or _MASK_TOKENS.fullmatch(value):
-        return None  # masked already (a value rule may see a mask token without its closing `]`)
-    if check in ("named", "adjacent"):
-        if text.startswith(("${", "$("), max(start - 1, 0)):
-            return None  # the name inside a `${NAME:?msg}` reference, not an assignment
-        name = sc.name_of(text[start:s])
-        grade = sc.strength(name)
-        ok = grade is not None and (
-            sc.value_is_secret(grade, value) if check == "named" else sc.high_entropy(value)
-        )
-        return sc.label_of(name) if ok else None
-    checks: dict[Check, Callable[[], bool]] = {
-        "none": lambda: True,
-        "url": lambda: not _URL_PLACEHOLDER.fullmatch(value),
-        "pem_b64": lambda: sc.b64_pem_key(value),
-        "b64_json": lambda: sc.b64_secret_json(value),
-        "value": lambda: not (sc.PLACEHOLDER.fullmatch(value) or value.lower() in sc.STOPWORDS),
-        "token": lambda: sc.token_like(value),
-        "entropy": lambda: sc.high_entropy(value),
-    }
-    return rule.label if checks[check]() else None
-
-
-class _Detector:
-    """Which rules hit a buffer, and on which lines: Hyperscan, or `re` per rule as the fallback.
-
-    Two databases of the same rules: SINGLEMATCH for "does anything hit" (one callback per rule at
-    most) and an all-matches one that says which lines to hand to Python `re`.
-    """
-
-    def __init__(
-        self,
-        rules: Sequence[SecretRule],
-        compiled: Sequence[re.Pattern[str]],
-        use_hyperscan: bool,
-        cache_dir: Path | None = None,
-    ) -> None:
-        self._compiled = compiled
-        self._dbs: tuple[Any, Any] | None = None
-        self._local = threading.local()  # Hyperscan scratch space is per thread
-        if use_hyperscan and hyperscan is not None and rules:
-            self._dbs = (
-                _hs_database(rules, hyperscan.HS_FLAG_SINGLEMATCH, cache_dir),
-                _hs_database(rules, 0, cache_dir),
-            )
-
-    @property
-    def backend(self) -> str:
-        return "hyperscan" if self._dbs is not None else "python"
-
-    def _scan(self, which: int, data: bytes, on_match: Callable[..., Any]) -> None:
-        assert self._dbs is not None
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            assert hyperscan is not None  # `_dbs` exist only where it imported
-            scratch = self._local.scratch = tuple(hyperscan.Scratch(db) for db in self._dbs)
-        self._dbs[which].scan(data, match_event_handler=on_match, scratch=scratch[which])
-
-    def hits(self, text: str | bytes) -> set[int]:
-        """Indices of the rules that match somewhere in `text`."""
-        if self._dbs is None:
-            if isinstance(text, bytes):
-                text = text.decode("utf-8", "surrogateescape")
-            return {i for i, rx in enumerate(self._compiled) if rx.search(text)}
-        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-        found: set[int] = set()
-        self._scan(0, data, lambda idx, *_: found.add(idx))
-        return found
-
-    def line_hits(self, text: str) -> dict[int, set[int]]:
-        """Line index (in `text.split("\\n")`) -> indices of the rules that match on that line."""
-        ends: list[tuple[int, int]] = []  # (offset of a match's last character, rule)
-        if self._dbs is not None:
-            data = text.encode("utf-8", "surrogatepass")
-            self._scan(1, data, lambda idx, _from, to, *_: ends.append((to - 1, idx)))
-            count: Callable[[int, int], int] = lambda a, b: data.count(b"\n", a, b)  # noqa: E731
-        else:
-            for i, rx in enumerate(self._compiled):
-                ends.extend((max(m.end() - 1, m.start()), i) for m in rx.finditer(text))  # as Hyperscan
-            count = lambda a, b: text.count("\n", a, b)  # noqa: E731
-        out: dict[int, set[int]] = {}
-        line = prev = 0
-        for pos, idx in sorted(ends):
-            line += count(prev, pos)
-            prev = pos
-            out.setdefault(line, set()).add(idx)
-        return out
-
-
-def _hs_database(rules: Sequence[SecretRule], extra: int, cache_dir: Path | None) -> Any:
-    """The rules' database: deserialised from `cache_dir` when compiled before (keyed by the exact
-    expressions and flags), else compiled (~0.3 s, most of a short CLI run) and stored there."""
-    path = db_cache_path(cache_dir, ("mask-v1", extra, [(r.pattern, r.caseless) for r in rules]))
-    db = load_db(path)
-    if db is None:
-        db = _hs_compile(rules, extra)
-        store_db(path, db)
-    return db
-
-
-def _hs_compile(rules: Sequence[SecretRule], extra: int) -> Any:
-    assert hyperscan is not None  # only called where it imported
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    base = hyperscan.HS_FLAG_MULTILINE | extra
-    db.compile(
-        expressions=[r.pattern.encode("ascii") for r in rules],
-        ids=list(range(len(rules))),
-        elements=len(rules),
-        flags=[base | (hyperscan.HS_FLAG_CASELESS if r.caseless else 0) for r in rules],
-    )
-    return db
 
 
 class Masker:
@@ -247,7 +61,7 @@ class Masker:
         self._block = frozenset(i for i, r in enumerate(self._rules) if r.block)
         self._pem = min((i for i, r in enumerate(self._rules) if r.block == "pem"), default=-1)
         self._indented = tuple(i for i, r in enumerate(self._rules) if r.block == "indented")
-        self._detector = _Detector(self._rules, self._compiled, use_hyperscan, cache_dir)
+        self._detector = Detector(self._rules, self._compiled, use_hyperscan, cache_dir)
 
     @classmethod
     def default(cls, *, use_hyperscan: bool = True, cache_dir: Path | None = None) -> Masker:
@@ -390,7 +204,7 @@ class Masker:
                 taken = 0  # end of the last value taken: the next match may start right after it
                 for g in groups:
                     s, e = m.span(g)
-                    label = _decide(rule, text, m.start(), s, e) if e > s else None
+                    label = decide(rule, text, m.start(), s, e) if e > s else None
                     if label is not None:
                         spans.append((s, i, e, label))
                         taken = e

@@ -7,6 +7,10 @@ tests/realjobs (a host OOM while gathering a checkpoint on rank 1; rank 3 enteri
 the kernel OOM killer on gpu-01). `flight_recorder`: 4 NCCL ranks whose dumps show rank 2 never
 entered all_reduce #5. Six more real torchrun jobs of tests/realjobs (a NaN loss, a killed DataLoader
 worker, a segfault, a hang before a collective, a save to a full disk, a rendezvous port in use).
+Three golden scenarios of tests/knowledge/scenarios.py, the product's own two classes and a scheduler
+kill: `zero3_save` (rank 0 CUDA OOM gathering the 16-bit ZeRO-3 weights at a save, 7 ranks time out),
+`fsdp_cpu_save` (every rank builds a full CPU state dict, the OOM killer ends local rank 2) and
+`time_limit` (Slurm cancels a healthy job at its time limit).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from denpex.demo import LOGS
 from knowledge.engine import Engine
 from knowledge.sources import discover
 from tests.flightrec import dumps
+from tests.knowledge import scenarios
 
 REALJOBS = Path(__file__).parents[1] / "realjobs" / "fixtures"
 STEP_2000 = 205  # lines of each demo rank log up to and including step 2000
@@ -151,6 +156,18 @@ def _realjob(name: str) -> Callable[[Path], Diagnosis]:
     return build
 
 
+def _scenario(name: str) -> Callable[[Path], Diagnosis]:
+    """A golden scenario of tests/knowledge/scenarios.py, written into `tmp` and diagnosed."""
+
+    def build(tmp: Path) -> Diagnosis:
+        folder = tmp / name
+        folder.mkdir()
+        return _diagnose(getattr(scenarios, name)(folder))
+
+    build.__name__ = name
+    return build
+
+
 JOBS = {
     "gpu_oom": gpu_oom,
     "checkpoint_oom": checkpoint_oom,
@@ -165,4 +182,8 @@ JOBS = {
     "hang_before_collective": _realjob("hang_before_collective"),
     "disk_full_save": _realjob("disk_full_save"),
     "rendezvous_port_in_use": _realjob("rendezvous_port_in_use"),
+    # the product's two checkpoint classes and a scheduler kill, no question written before batch 17
+    "zero3_save": _scenario("zero3_save"),
+    "fsdp_cpu_save": _scenario("fsdp_cpu_save"),
+    "time_limit": _scenario("time_limit"),
 }

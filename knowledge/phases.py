@@ -16,6 +16,7 @@ own end marker), or from the latest marker of another source that is earlier by 
 from __future__ import annotations
 
 import re
+import time
 import tomllib
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from knowledge.lines import Stamp, parse_rank
+from knowledge.lines import Stamp, parse_rank, parse_timestamp
 
 if TYPE_CHECKING:
     from knowledge.patterns import Database
@@ -53,6 +54,8 @@ FRAME_AFTER = 3
 ENDING_PHASES = frozenset({"checkpoint_save", "checkpoint_load", "model_load", "finished"})
 #: how close to its end a log must have entered such a phase to say the job stopped in it
 ENDED_WITHIN = 60
+#: how many of a source's markers, newest first, `_elsewhere` reads looking for one stamped before a failure
+ELSEWHERE_LOOKBACK = 512
 #: phases whose markers say nothing about what the job was doing (a launcher's teardown): a failure
 #: after them keeps the phase before them
 TRANSPARENT_PHASES = frozenset({"teardown"})
@@ -308,16 +311,23 @@ class PhaseReader:
         if when is None:
             return self._ended_in(source)
         best: tuple[float, int, PhaseMark] | None = None
+        year = time.gmtime(when).tm_year
         for i, marks in enumerate(self.timelines):
             if i == source:
                 continue
-            for m in marks:
-                t = m.stamp.value if m.stamp is not None and not m.stamp.relative else None
-                kind = self.markers[m.marker].kind
-                if t is None or t > when or kind == "frame" or when - t > 3600:
+            for k, m in enumerate(reversed(marks)):  # each source's latest marker at or before `when`
+                if k >= ELSEWHERE_LOOKBACK:
+                    break  # bounded: a source of stamp-less markers costs the same as a short one
+                if self.markers[m.marker].kind == "frame":
                     continue
-                if best is None or t >= best[0]:
+                # the scan stamps only a run's first line: a later one is read from its own text
+                stamp = m.stamp or parse_timestamp(m.text, year)
+                t = stamp.value if stamp is not None and not stamp.relative else None
+                if t is None or t > when:
+                    continue
+                if when - t <= 3600 and (best is None or t >= best[0]):
                     best = (t, i, m)
+                break
         if best is None:
             return self._ended_in(source)
         marker = self.markers[best[2].marker]

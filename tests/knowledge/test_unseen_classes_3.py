@@ -1,0 +1,80 @@
+# ruff: noqa: E501 - realistic log lines are long
+"""Failure classes from the second December blind corpus round, each as a small log in the format its
+tool prints (not a copy of a case): Ray's message for a worker that vanished (its docs give it for the
+Linux OOM killer; it lists SIGSEGV only as a possibility), and CPython's error for a script that starts
+processes without the `__main__` guard."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from denpex.core.models import Diagnosis
+from tests.knowledge.engine_support import write_log as _log
+
+Run = Callable[[Path], Diagnosis]
+
+RAY_DIED = (
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+    "\tclass_name: ActorWorker\n"
+    "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit "
+    "detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential "
+    "root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
+    "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.\n"
+)
+
+
+def test_rays_lost_worker_is_a_host_oom_with_the_checkpoint_as_its_alternative(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    d = diagnose_dir(_log(tmp_path, RAY_DIED))
+    assert d.category == "host_oom"  # Ray's docs: the message of a worker the OOM killer ended
+    assert "cpu_oom_checkpoint" in {a.category for a in d.alternatives}
+    assert d.missing_evidence, "what decides it (the phase, the node's dmesg) is named"
+
+
+def test_rays_lost_worker_during_a_save_is_a_checkpoint_host_oom(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "(ActorWorker pid=3312) [2024-05-02 10:00:00,000] INFO step 500/500 loss=0.91\n"
+        "(ActorWorker pid=3312) [2024-05-02 10:00:05,000] INFO Saving model checkpoint to /ckpt/actor/global_step500\n"
+        + RAY_DIED
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "cpu_oom_checkpoint"
+
+
+def test_a_message_that_only_lists_sigsegv_as_possible_is_not_a_segfault(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    assert diagnose_dir(_log(tmp_path, RAY_DIED)).category != "segfault"
+
+
+def test_a_real_sigsegv_still_is(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "[pool0-1616:1864777:0:1864777] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)\n"
+        "torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -11) local_rank: 0 (pid: 1864777) of binary: /usr/bin/python\n"
+        "  traceback : Signal 11 (SIGSEGV) received by PID 1864777\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "segfault"
+
+
+def test_starting_processes_without_the_main_guard_is_a_code_error(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "<string>", line 1, in <module>\n'
+        '  File "/usr/lib/python3.10/multiprocessing/spawn.py", line 116, in spawn_main\n'
+        "    exitcode = _main(fd, parent_sentinel)\n"
+        '  File "/usr/lib/python3.10/multiprocessing/spawn.py", line 134, in _check_not_importing_main\n'
+        "RuntimeError:\n"
+        "        An attempt has been made to start a new process before the\n"
+        "        current process has finished its bootstrapping phase.\n"
+        "\n"
+        "        This probably means that you are not using fork to start your\n"
+        "        child processes and you have forgotten to use the proper idiom\n"
+        "        in the main module:\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "shape_or_user_code_error"
+    assert "bootstrapping" in " ".join(e.text for e in d.initiating.evidence) or "proper idiom" in " ".join(
+        e.text for e in d.initiating.evidence
+    )

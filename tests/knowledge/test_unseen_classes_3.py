@@ -78,3 +78,28 @@ def test_starting_processes_without_the_main_guard_is_a_code_error(diagnose_dir:
     assert "bootstrapping" in " ".join(e.text for e in d.initiating.evidence) or "proper idiom" in " ".join(
         e.text for e in d.initiating.evidence
     )
+
+
+def test_a_kill_while_transformers_writes_the_saved_files_is_a_checkpoint_host_oom(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        "{'loss': 0.8123, 'grad_norm': 1.02, 'learning_rate': 4.9e-05, 'epoch': 0.5}\n"
+        "[INFO|configuration_utils.py:472] 2024-06-01 10:00:00,000 >> Configuration saved in saves/qwen2-7b/checkpoint-500/config.json\n"
+        "[2024-06-01 10:00:40,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'src/train.py', '--local_rank=0'] exits with return code = -9\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "cpu_oom_checkpoint"
+    assert d.initiating.phase == "checkpoint_save"
+
+
+def test_accelerates_last_saved_file_ends_the_save(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "05/03/2025 05:18:40 - INFO - accelerate.accelerator - Saving current state to out/checkpoint-3000\n"
+        "05/03/2025 05:18:41 - INFO - accelerate.checkpointing - Model weights saved in out/checkpoint-3000/model.safetensors\n"
+        "05/03/2025 05:18:41 - INFO - accelerate.checkpointing - Random states saved in out/checkpoint-3000/random_states_0.pkl\n"
+        "torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) local_rank: 0 (pid: 4410) of binary: /usr/bin/python3\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "host_oom"  # the save had ended (its last file written): not a checkpoint OOM
+    assert d.initiating.phase == "train"

@@ -103,3 +103,35 @@ def test_accelerates_last_saved_file_ends_the_save(diagnose_dir: Run, tmp_path: 
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category == "host_oom"  # the save had ended (its last file written): not a checkpoint OOM
     assert d.initiating.phase == "train"
+
+
+def test_a_private_api_called_with_a_signature_it_no_longer_has_is_a_version_mismatch(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/opt/venv/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py", line 512, in forward\n'
+        "[rank0]:     attn_output = _flash_attention_forward(query_states, key_states, value_states, attention_mask, q_len, softcap=self.softcap)\n"
+        "[rank0]: TypeError: _flash_attention_forward() got an unexpected keyword argument 'softcap'\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "env_version_mismatch"
+
+
+def test_a_public_function_called_wrongly_stays_a_code_error(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/workspace/train.py", line 88, in <module>\n'
+        "    loss = compute_loss(model, batch, 0.1)\n"
+        "TypeError: compute_loss() takes 2 positional arguments but 3 were given\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "shape_or_user_code_error"
+
+
+def test_an_oom_kill_reported_in_words_or_by_the_kubelet_is_a_host_oom(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    for text in (
+        "12:22:38  Container was OOM killed by the kernel (exit 137)\n",
+        "Warning  SystemOOM  3m  kubelet  System OOM encountered, victim process: python, pid: 23114\n",
+    ):
+        assert diagnose_dir(_log(tmp_path, text)).category == "host_oom", text

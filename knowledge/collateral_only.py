@@ -102,6 +102,8 @@ def odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:
         if len(silent) == 1:
             rank = silent.pop()
             return rank, wording.silent_rank(rank, waiting)
+    if (behind := _behind(job.enqueued)) is not None:
+        return behind, wording.enqueued_behind(behind, job.enqueued)
     if job.single_node and (busy := stragglers.busy_elsewhere(job.phases, waiting)) is not None:
         return busy.rank, busy.why
     steps = _last_steps(job)
@@ -111,6 +113,16 @@ def odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:
         if lag < second:
             return lag_rank, wording.straggler(lag_rank, lag, max(steps.values()))
     return None, ""
+
+
+def _behind(enqueued: dict[int, int]) -> int | None:
+    """The one rank whose watchdog says it enqueued fewer collectives than every other rank's: it never
+    reached the collective the others wait in (busy elsewhere, stuck, or on another code path)."""
+    if len(enqueued) < 2:
+        return None
+    low = min(enqueued.values())
+    holders = [r for r, n in enqueued.items() if n == low]
+    return holders[0] if len(holders) == 1 else None
 
 
 def _last_steps(job: Job) -> dict[int, int]:

@@ -22,6 +22,9 @@ _DEVICE = re.compile(
     re.IGNORECASE,
 )
 _SEQ = re.compile(r"(?:SeqNum|SequenceNumber)=(\d+), ?OpType=([A-Z_]+)")  # watchdog; DETAIL fingerprint
+#: ProcessGroupNCCL's watchdog: "last enqueued NCCL work: N" (PyTorch 2.1-2.2) and "PG status: last enqueued
+#: work: N" (2.3+), pytorch/pytorch@v2.5.0:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp
+_ENQUEUED = re.compile(r"last enqueued (?:NCCL )?work: ?(\d+)")
 _WORLD = re.compile(r"(?:world[_ ]size|nranks)[=: ]+(\d{1,6})", re.IGNORECASE)
 
 
@@ -72,6 +75,12 @@ def parse_device(text: str) -> DeviceFact | None:
 def parse_seq(text: str) -> tuple[str, int] | None:
     m = _SEQ.search(text)
     return (m.group(2), int(m.group(1))) if m else None
+
+
+def parse_enqueued(text: str) -> int | None:
+    """The sequence number of the last collective this rank enqueued, from its watchdog line."""
+    m = _ENQUEUED.search(text)
+    return int(m.group(1)) if m else None
 
 
 def parse_world(text: str) -> int | None:

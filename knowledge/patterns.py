@@ -34,6 +34,7 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     "rankmap": (r"^\[default\d+\]:\[rank\d+\]:", False),  # local -> global; first per chunk only
     "device": (r"cudaDev \d+ (?:nvmlDev \d+ )?busId [0-9a-f]+", True),
     "seqnum": (r"(?:SeqNum|SequenceNumber)=\d+, ?OpType=[A-Z_]+", False),
+    "enqueued": (r"last enqueued (?:NCCL )?work: ?\d+", False),
     "world": (r"(?:world[_ ]size|nranks)[=: ]+\d+", True),
     # ProcessGroupNCCL's desync report lists the ranks that caused it, one a line
     # (pytorch/pytorch@v2.4.0:torch/csrc/distributed/c10d/TraceUtils.h, retrieveDesyncReport)

@@ -63,6 +63,7 @@ class Job:
     ranks: set[int] = field(default_factory=set)
     world: int | None = None
     seq: dict[int, tuple[str, int]] = field(default_factory=dict)
+    enqueued: dict[int, int] = field(default_factory=dict)  # rank -> last collective it enqueued (watchdog)
     xids: list[tuple[str | None, facts.XidEvent, int, LineHit]] = field(default_factory=list)
     single_node: bool = True
     entries: dict[str, Entry] = field(default_factory=dict)  # every loaded entry, by id
@@ -212,6 +213,10 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
         rank = hit.rank.rank if hit.rank.rank is not None else src.rank
         if rank is not None:
             job.seq.setdefault(rank, seq)
+    if "enqueued" in kinds and (n := facts.parse_enqueued(hit.text)) is not None:
+        rank = hit.rank.rank if hit.rank.rank is not None else src.rank
+        if rank is not None:
+            job.enqueued.setdefault(rank, n)
     if "culprit" in kinds and (m := _CULPRIT.match(hit.text)) is not None:
         job.culprits.add(int(m.group(1)))
     if "c10d_op" in kinds and (m := _C10D_OP.search(hit.text)) is not None:

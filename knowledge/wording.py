@@ -52,6 +52,14 @@ def silent_rank(rank: int, timed_out: Iterable[int]) -> str:
     )
 
 
+def enqueued_behind(rank: int, enqueued: dict[int, int]) -> str:
+    others = ", ".join(f"rank {r} {n}" for r, n in sorted(enqueued.items()) if r != rank)
+    return (
+        f"Rank {rank}'s watchdog says it had enqueued collectives only up to #{enqueued[rank]} while the "
+        f"others had reached further ({others}): it was behind, so the others waited for it."
+    )
+
+
 def straggler(rank: int, step: int, others: int) -> str:
     return f"Rank {rank}'s last logged step is {step} while the other ranks reached {others}: it lagged."
 

@@ -4,8 +4,8 @@ its thread's resolution) scored in one process with the same comparison as the s
 The floors only rise for the same cases. They are met by being right about failure classes, never by
 matching a file: the judged set is a larger hidden corpus of the same kind. A round of blind cases
 (written by another author, scored once before any change) may lower the measured score; the floor is
-then set to what the engine scores on the grown corpus, never to fit a case (December round t-/u-:
-0.91 -> 0.90 and 0.79 -> 0.78, its misses being logs without the deciding fact).
+then set to what the engine scores on the grown corpus, never to fit a case (December rounds t- to w-:
+0.91 -> 0.89 and 0.79 -> 0.77, their misses being logs without the deciding fact).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from knowledge.engine import Engine
 from tests.tools.score_fast import score
 
 ROOT = Path(__file__).resolve().parents[2]
-MIN_CATEGORY_ACCURACY = 0.90
+MIN_CATEGORY_ACCURACY = 0.89
 MIN_RANK_ACCURACY = 0.97
 CHECKPOINT_CLASSES = ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint")
-MIN_CHECKPOINT_ACCURACY = 0.78
+MIN_CHECKPOINT_ACCURACY = 0.77
 
 
 def test_corpus_accuracy_floor(engine: Engine) -> None:

@@ -135,3 +135,36 @@ def test_an_oom_kill_reported_in_words_or_by_the_kubelet_is_a_host_oom(
         "Warning  SystemOOM  3m  kubelet  System OOM encountered, victim process: python, pid: 23114\n",
     ):
         assert diagnose_dir(_log(tmp_path, text)).category == "host_oom", text
+
+
+def test_the_rank_whose_watchdog_enqueued_least_is_the_one_the_others_waited_for(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    def status(rank: int, seq: int, enqueued: int, completed: int) -> str:
+        return (
+            f"[rank{rank}]:[E918 19:29:2{rank}.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught collective "
+            f"operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=64, NumelOut=64, Timeout(ms)=600000) ran for 600074 milliseconds before timing out.\n"
+            f"[rank{rank}]:[E918 19:29:2{rank}.440481846 ProcessGroupNCCL.cpp:2303] [PG ID 0 PG GUID 0(default_pg) Rank {rank}]  failure "
+            f"detected by watchdog at work sequence id: {seq} PG status: last enqueued work: {enqueued}, last completed work: {completed}\n"
+        )
+
+    log = (
+        status(0, 7221, 7236, 7220)
+        + status(1, 7221, 7236, 7220)
+        + status(2, 7219, 7219, 7218)
+        + status(3, 7221, 7230, 7220)
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "nccl_timeout"
+    assert d.initiating.rank == 2
+
+
+def test_equal_enqueued_counts_name_no_rank(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = "".join(
+        f"[rank{r}]:[E918 19:29:2{r}.4 ProcessGroupNCCL.cpp:2303] [PG ID 0 PG GUID 0(default_pg) Rank {r}]  failure detected by "
+        f"watchdog at work sequence id: 90 PG status: last enqueued work: 90, last completed work: 89\n"
+        f"[rank{r}]:[E918 19:29:2{r}.5 ProcessGroupNCCL.cpp:689] [Rank {r}] Watchdog caught collective operation timeout: "
+        f"WorkNCCL(SeqNum=90, OpType=ALLREDUCE, NumelIn=64, NumelOut=64, Timeout(ms)=600000) ran for 600074 milliseconds before timing out.\n"
+        for r in range(4)
+    )
+    assert diagnose_dir(_log(tmp_path, log)).initiating.rank is None

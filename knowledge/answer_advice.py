@@ -11,8 +11,17 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_checks, answer_code, answer_more, answer_quote
+from knowledge import (
+    answer_checks,
+    answer_code,
+    answer_fixfit,
+    answer_launcher,
+    answer_mechanism,
+    answer_more,
+    answer_quote,
+)
 from knowledge.answer_facts import wait_text
 from knowledge.answer_types import Ctx, Reply, duration, gib, ref, reply
 from knowledge.answer_types import rank_list as rl
@@ -111,9 +120,12 @@ def fix(c: Ctx, m: Match) -> Reply | None:
         facts = t.failure_on(t.category_words(v.category), ini.rank, ini.node)
     steps = list(c.entry.fix.steps) if c.entry else [c.d.fix]
     snippet = c.d.fix_snippet or (fill(c.entry.fix.snippet, JobFacts()).strip() if c.entry else "")  # fitted
-    return reply(
-        "fix", t.fix_for_job(facts) if facts else t.FIX_ONLY, v.key_line(), bullets=steps, code=snippet
-    )
+    asked, command = answer_fixfit.fitted(c, m)  # the code line, a grep, the batch step, fp16 or not
+    if answer_mechanism.per_rank(c) and asked and ini is not None:
+        facts = t.failure_on(t.category_words(v.category), ini.rank, ini.node)  # the line says what holds it
+    lead = " ".join(x for x in (t.fix_for_job(facts) if facts else t.FIX_ONLY, asked) if x)
+    code = f"{command}\n\n{snippet}".strip() if command else snippet
+    return reply("fix", lead, v.key_line(), bullets=steps, code=code)
 
 
 def _oom_facts(c: Ctx) -> str:
@@ -155,11 +167,15 @@ def check_command(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     node = ini.node if ini is not None and ini.node else "the node that failed"
     action = c.entry.faq.cheapest_confirmation if c.entry else ""
+    victims = answer_launcher.named_victims(
+        c, m.ranks
+    )  # "r1-3 errored too? + cmd to check": they were victims
     if _REPRO.search(m.text):  # "quickest way to repro this?": only a command that relaunches the job does
         if not _REPRODUCES.search(command):
             return None
         return reply("command", tf.REPRO_LEAD, code=command, action=action)
-    return reply("command", tf.CHECK_LEAD.format(node=node), code=command, action=action)
+    lead = f"{victims} {tf.CHECK_LEAD.format(node=node)}".strip()
+    return reply("command", lead, code=command, action=action)
 
 
 _REPRO = re.compile(r"\brepro(?:duce|ducing)?\b")
@@ -195,7 +211,29 @@ def explain(c: Ctx, m: Match) -> Reply | None:
         lead += " " + t.fix_for_job(_oom_facts(c))  # "would expandable_segments have saved us here?"
     elif _CAUSE_Q.search(m.text) and (step := _step_about(c, f"{term.name} {term.text}")):
         lead += " " + tf.TERM_AND_FIX.format(what=t.category_words(c.view.category), step=step)
-    return reply("explain", lead, action=t.term_in_fix(term.name) if used else "")
+    elif used and _SET_Q.search(m.text) and (named := _steps_naming(c, term.name)):  # "what do I flip it to?"
+        lead += " " + tf.TERM_SET.format(steps=" ".join(named))
+    code = answer_fixfit.grep_command(c) if answer_fixfit.GREP_Q.search(m.text) else ""
+    if code:  # "how do I find every other FullStateDictConfig in our code?"
+        lead += " " + tj.GREP_OTHERS
+    return reply("explain", lead, action=t.term_in_fix(term.name) if used else "", code=code)
+
+
+#: "what do I flip it to?", "what should it be set to?", "which value?"
+_SET_Q = re.compile(
+    r"\b(?:set|flip|change|switch|turn|put)\b[^?]{0,80}\bto\b|\bwhat (?:value|should it be)\b"
+    r"|\bshould (?:it|i) (?:be|set)\b|\b(?:true|false|on|off) or (?:true|false|on|off)\b"
+)
+
+
+def _steps_naming(c: Ctx, name: str) -> list[str]:
+    """The entry's fix steps that name the term, with the step after the first (what follows it)."""
+    steps = list(c.entry.fix.steps) if c.entry else []
+    idx = [i for i, s in enumerate(steps) if name.lower() in s.lower()]
+    if not idx:
+        return []
+    chosen = sorted({idx[0], min(idx[0] + 1, len(steps) - 1)})
+    return [steps[i] for i in chosen]
 
 
 #: "I use X: is that the problem?": the term put forward as the cause

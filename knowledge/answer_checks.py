@@ -12,8 +12,9 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_code
+from knowledge import answer_code, answer_job, answer_silent
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import watchdog
@@ -68,6 +69,8 @@ def guess(c: Ctx, m: Match) -> Reply | None:
     """ "Could it be the network instead?": yes or no from the verdict, then who started it."""
     found = guessed(m.text)
     ini = c.view.initiating
+    if found is not None and ini is None and (end := answer_job.scheduler_end(c)) is not None:
+        return _scheduler_guess(m, end, found[0])  # "was it preempted? oom?": the scheduler's own line
     if found is None or ini is None:
         return None
     name, categories = found
@@ -86,6 +89,22 @@ def guess(c: Ctx, m: Match) -> Reply | None:
     return reply("alternatives", lead.strip(), c.view.key_line())
 
 
+_PREEMPT = re.compile(r"\bpreempt\w*|\bevict\w*|\bspot\b")
+_OOM = re.compile(r"\boom\w*|\bmemory\b|\bram\b")
+
+
+def _scheduler_guess(m: Match, end: answer_job.SchedulerEnd, name: str) -> Reply:
+    """A guess at a job the scheduler ended: the scheduler's line decides it (its reason as printed)."""
+    said = answer_job.end_sentence(end)
+    parts = [] if name == "the scheduler" else [tj.NOT_THAT.format(name=name)]
+    if _PREEMPT.search(m.text) and end.reason != "PREEMPTION":
+        parts.append(tj.NOT_PREEMPTED.format(reason=end.reason.lower() or "its own reason"))
+    if _OOM.search(m.text):
+        parts.append(tj.NOT_OOM)
+    parts.append(f"{tj.SCHEDULER_YES} {said}")
+    return reply("alternatives", " ".join(parts), [end.line])
+
+
 def timeout_help(c: Ctx, m: Match) -> Reply | None:
     """ "Would raising the timeout help?": only when the awaited rank was slow, never when it was gone
     or in another collective."""
@@ -97,8 +116,9 @@ def timeout_help(c: Ctx, m: Match) -> Reply | None:
     desync = answer_code.desync_note(c)
     if desync:
         why = desync
-    elif c.view.category in _COLLECTIVE and ini.inferred:
-        why = tf.TIMEOUT_STUCK.format(rank=ini.rank, what=ini.suspect or t.category_words(c.view.category))
+    elif c.view.category in _COLLECTIVE and answer_silent.silent(ini):  # stuck, not gone: find out why
+        what = ini.suspect or "went silent without an error of its own"
+        why = f"{tf.TIMEOUT_STUCK.format(rank=ini.rank, what=what)} {answer_silent.next_steps(c, ini)}"
     else:
         why = tf.TIMEOUT_GONE.format(rank=ini.rank, what=t.category_words(ini.category or c.view.category))
     return reply("timeout_help", f"{tf.TIMEOUT_WONT_HELP} {why}", c.view.key_line())

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
-from knowledge import answer_lines
+from knowledge import answer_lines, answer_quote
 from knowledge.answer_types import Ctx, Reply, rank_lines, reply
 from knowledge.answer_types import rank_list as rl
+from knowledge.glossary import find
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView
 
@@ -207,13 +208,30 @@ def show_lines(c: Ctx, m: Match) -> Reply | None:
         return got
     if STACK_QUESTION.search(m.text) and (got := stack(c, m)) is not None:
         return got
-    return answer_lines.show_lines(c, m)
+    shown = answer_lines.show_lines(c, m)
+    meaning = _quoted_meaning(c, m)
+    if shown is None or not meaning or meaning in shown.lead:
+        return shown
+    return reply("show_lines", f"{shown.lead} {meaning}", shown.lines)
+
+
+def _quoted_meaning(c: Ctx, m: Match) -> str:
+    """ "Where does it say disk full? I only see `unexpected pos 1088 vs 982`": what the quoted words
+    mean (a glossary term the question names and one of this job's lines holds)."""
+    term = find(m.text, c.glossary)
+    if term is None:
+        return ""
+    names = [x.lower() for x in (term.name, *term.aliases)]
+    if not any(n in ln.text.lower() for ln in answer_quote.pool(c) for n in names):
+        return ""
+    return tf.QUOTED_MEANS.format(frag=term.name, meaning=term.text)
 
 
 #: "the last lines before the traceback": what the rank printed just before it failed, not the stack
 BEFORE_QUESTION = re.compile(
     r"\bbefore (?:the |its |that |it )?"
-    r"(?:traceback|error|crash|stack|oom|failure|exception|died|failed|crashed)"
+    r"(?:traceback|error|crash|stack|oom|failure|exception|died|failed|crashed|blew up|went down|broke"
+    r"|fell over|exploded|dies|die|went boom)"
 )
 #: how many lines before the failure to quote
 BEFORE_LINES = 5
@@ -235,6 +253,12 @@ def lines_before(c: Ctx, m: Match) -> Reply | None:
     shown = [ln for ln in own if ln.line < start and not _FRAME.search(ln.text)][-BEFORE_LINES:]
     if not shown:
         return None
+    step = r.last_step_line  # the last progress line, when the few lines before the failure lack it
+    if step is not None and step not in shown and step.source == source and step.line < start:
+        shown.insert(0, step)
+    failed = r.first_line  # then the line it failed with: "the last lines before it died" end there
+    if failed is not None and failed not in shown:
+        shown.append(failed)
     return reply("show_lines", tf.lines_before(r.rank, source), shown)
 
 
@@ -265,7 +289,8 @@ def collective_rows(c: Ctx) -> tuple[list[str], str]:
     if len(ops) == 2:
         (a, ra), (b, rb) = sorted(ops.items(), key=lambda kv: len(kv[1]))
         if len(ra) == 1 and len(rb) > 1:
-            odd = tf.mismatch(ra[0], a, rl(rb), b)
+            where = {op: w for (op, w), _ in by_op.items() if w}  # the user's line of each call
+            odd = tf.mismatch(ra[0], a, rl(rb), b, where.get(a, ""), where.get(b, ""))
     return rows, odd
 
 

@@ -15,7 +15,7 @@ import statistics
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_quote
+from knowledge import answer_job, answer_quote
 from knowledge.answer_types import Ctx, Reply, rank_lines, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -62,7 +62,30 @@ def loss(c: Ctx, m: Match) -> Reply:
         what = t.category_words(c.view.category)
         lead += " " + tf.LOSS_THEN.format(rank=ini.rank, what=what, ref=ref(ini.first_line))
         lines.append(ini.first_line)
-    return reply("loss", lead, lines)
+    elif ini is None and (end := answer_job.scheduler_end(c)) is not None:  # then the scheduler ended it
+        lead += " " + answer_job.end_sentence(end)
+        lines.append(end.line)
+    steps = _steps_asked(c, m) if _WHAT_NOW.search(m.text) else []
+    return reply("loss", lead, lines, bullets=steps)
+
+
+#: "should I just lower the LR or hunt for a bad batch?": what to do, after the values
+_WHAT_NOW = re.compile(
+    r"\bshould (?:i|we)\b|\bwhat (?:do|should|now|next)\b|\bhow (?:do|to) (?:i |we )?fix\b"
+    r"|\bor (?:hunt|lower|find)\b"
+)
+
+
+def _steps_asked(c: Ctx, m: Match) -> list[str]:
+    """The entry's fix steps that share a word with the question (the first two), else its first."""
+    steps = list(c.entry.fix.steps) if c.entry else []
+    words = {w for w in re.findall(r"[a-z_]{3,}", m.text.lower())} - _COMMON
+    hits = [s for s in steps if words & set(re.findall(r"[a-z_]{3,}", s.lower()))]
+    return (hits or steps)[:2]
+
+
+#: words a question and a fix step share without being about the same thing
+_COMMON = frozenset({"the", "and", "for", "just", "should", "what", "with", "before", "loss", "from", "this"})
 
 
 def _trend(series: list[Loss], shown: list[Loss]) -> str:

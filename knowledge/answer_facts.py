@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_more
+from knowledge import answer_job, answer_launcher, answer_more, answer_silent
 from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -18,6 +19,12 @@ from knowledge.jobfacts_answers import JobView, RankView, rank_numbers, seconds_
 from knowledge.wording import phase_words
 
 TAIL_LINES = 15
+#: "victims?", "just collateral or their own problem?", "is that the real failure?"
+VICTIM_Q = re.compile(
+    r"\bvictims?\b|\bcollateral\b|\btheir own (?:problem|fault|error|issue|bug)\b"
+    r"|\breal (?:failure|cause|error)\b|\b(?:separate|own) (?:problem|issue|fault)s?\b"
+    r"|\bjust (?:waiting|fallout|a symptom)\b"
+)
 _RUNTIME = re.compile(
     r"how long (?:did|was) (?:the job|it|training) (?:run|running|up|going)|\bruntime\b|\bduration\b"
 )
@@ -79,6 +86,8 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
         return reply(
             "which_rank", tf.NO_RANK_STARTED.format(what=t.category_words(v.category)), v.evidence[:1]
         )
+    if ini is None and (job := answer_job.story(c, m)) is not None:
+        return job  # a scheduler's kill: the job's end, not "no single rank"
     if ini is None:
         suspects = ", ".join(f"rank {s.rank}: {s.why}" for s in c.d.collectives.suspects[:3])
         return reply(
@@ -132,7 +141,9 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
         return reply("rank_why", t.no_such_rank(m.rank, world), known=False) if world else None
     r = _target(c, m)
     if r is None:
-        return None
+        return answer_job.story(c, m, "rank_why")
+    if v.initiating is None and r.role == "collateral" and (signalled := answer_job.rank_signalled(c, r)):
+        return signalled  # "why did rank 2 die?" in a scheduler's kill: it was signalled with the rest
     if r.role == "initiating" and r.inferred:
         why = r.suspect or c.d.root_cause.split(". ")[0].rstrip(".")
         return reply("rank_why", t.likely_start(f"Rank {r.rank}", at(r.first_time), why), v.evidence[:2])
@@ -158,18 +169,22 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
             + wait_text(v, r)
             + _exit(v, r)
         )
-        return reply("rank_why", lead, [r.first_line] if r.first_line else [])
+        lines = [r.first_line] if r.first_line else []
+        if ini is not None and ini.first_time and VICTIM_Q.search(m.text):  # "was that the real failure?"
+            lead += " " + tj.WHEN_VICTIM.format(
+                rank=r.rank, ini=ini.rank, at=at(ini.first_time), ref=ref(ini.first_line)
+            )
+            lines += [ini.first_line] if ini.first_line is not None else []
+        return reply("rank_why", lead, lines)
     if r.role == "missing":
         return reply("rank_why", t.rank_missing(r.rank), known=False)
     return reply("rank_why", t.rank_healthy(r.rank, _step(r)), [r.last_step_line] if r.last_step_line else [])
 
 
 def no_worker_started(c: Ctx) -> bool:
-    """The launcher failed before any worker ran (a rendezvous or startup failure, no rank logged):
-    then no rank is to blame, no step ran and nothing was saved."""
-    return (
-        c.view.initiating is None and c.d.initiating.phase in ("rendezvous", "startup") and not c.view.ranks
-    )
+    """The launcher failed before any worker ran: then no rank is to blame, no step ran and nothing was
+    saved (`answer_job` holds the test)."""
+    return answer_job.no_worker_started(c)
 
 
 def _job_phase(c: Ctx) -> Reply | None:
@@ -181,7 +196,9 @@ def _job_phase(c: Ctx) -> Reply | None:
     lead = t.phase_of("The job", phase_words(ini.phase), "", f" ({ref(shown)})" if shown else "")
     if no_worker_started(c):  # "did my code even run?": no
         lead += " " + tf.NO_WORKER_RAN
-    return reply("phase", lead, [x for x in (shown, *ini.evidence[:1]) if x is not None])
+    progress, step = answer_job.last_progress(c)  # how far it got before the scheduler ended it
+    lead += f" {progress}" if progress else ""
+    return reply("phase", lead, [x for x in (shown, *ini.evidence[:1], *step) if x is not None])
 
 
 def _victim(why: str, ini: RankView, gap: float | None, what: str) -> str:
@@ -249,18 +266,26 @@ def when(c: Ctx, m: Match) -> Reply | None:
         gap = seconds_between(ini.first_time, r.first_time) if ini is not None else None
         after = f", {duration(gap)} after rank {ini.rank}" if ini is not None and gap else ""
         lead = t.rank_first_failed(r.rank, at(r.first_time), after)
-        return reply("when", lead, [r.first_line] if r.first_line else [])
+        lines = [r.first_line] if r.first_line else []
+        if ini is not None and r.role == "collateral" and ini.first_time:  # "the real failure or a victim?"
+            lead += " " + tj.WHEN_VICTIM.format(
+                rank=r.rank, ini=ini.rank, at=at(ini.first_time), ref=ref(ini.first_line)
+            )
+            lines += [ini.first_line] if ini.first_line is not None else []
+        return reply("when", lead, lines)
     span = seconds_between(v.start, v.end)
+    if v.initiating is None and (job := answer_job.story(c, m, "when")) is not None:
+        return job  # "how long was it up before it got killed?": the job's span and the scheduler's end
     if _RUNTIME.search(m.text) and v.start and v.end and span is not None:
         return reply("when", t.job_span(at(v.start)[4:], at(v.end)[4:], duration(span)))
     ini = v.initiating
-    if ini is None or not ini.first_time:
+    if ini is None or not ini.first_time or answer_silent.silent(ini):
         coll, first = v.with_role("collateral"), v.first_collateral_time()
         if not coll or not first:
             return None
         timed = [x.first_line for x in coll if x.first_time == first and x.first_line]
         lead = t.untimed_start(ini.rank if ini else None, at(first), rl(coll))
-        quiet = answer_more.went_quiet(c, ini) if ini is not None else ""
+        quiet = answer_silent.quiet(c, ini) if ini is not None else ""
         return reply("when", f"{lead} {quiet}".strip(), timed[:1])
     lead = t.first_only(ini.rank, at(ini.first_time))
     coll = v.with_role("collateral")
@@ -282,11 +307,15 @@ def when(c: Ctx, m: Match) -> Reply | None:
 
 def ranks_count(c: Ctx, m: Match) -> Reply | None:
     v = c.view
+    if answer_job.no_single_rank(c) and (job := answer_job.story(c, m, "ranks_count")) is not None:
+        return job  # no rank started it: the scheduler's kill of every rank, or no worker at all
     ini, coll = v.initiating, v.with_role("collateral")
     failed = len(coll) + (1 if ini is not None else 0)
     world = v.world_size or "?"
     first = f"rank {ini.rank} first" if ini is not None else "no single first rank"
-    extra = f", then {len(coll)} collateral ({rl(coll)})" if coll else ""
+    later = _later(_gap(v))
+    extra = f", then {len(coll)} collateral ({rl(coll)}), {later}" if coll and later != "after it" else ""
+    extra = extra or (f", then {len(coll)} collateral ({rl(coll)})" if coll else "")
     lead = t.counts(failed, world, first, extra)
     healthy, missing = v.with_role("healthy"), v.with_role("missing")
     if healthy:
@@ -295,6 +324,8 @@ def ranks_count(c: Ctx, m: Match) -> Reply | None:
         lead += " " + t.no_log_from(rl(missing))
     if v.nodes:
         lead += " " + t.ran_on(v.nodes)
+    if VICTIM_Q.search(m.text) and (said := answer_launcher.victims(c, list(m.ranks))):
+        lead = f"{said} {lead}"  # "do those have their own problem or are they just collateral?"
     return reply("ranks_count", lead, v.key_line())
 
 

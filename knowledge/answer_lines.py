@@ -42,6 +42,10 @@ def show_lines(c: Ctx, m: Match) -> Reply | None:
     rank = r.rank if r is not None else m.rank
     tail = _tail(c, rank) if rank is not None else []
     if tail:
+        step = r.last_step_line if r is not None else None  # its last step, when the tail is all traceback
+        head = tail[0]
+        if step is not None and step not in tail and step.source == head.source and step.line < head.line:
+            tail = [step, *tail]
         return reply("show_lines", t.lines_of(f"Last lines of rank {rank} ({tail[0].source})"), tail)
     if r is not None and r.first_line is not None:
         return reply("show_lines", t.lines_of(f"Rank {r.rank}'s first failure line"), [r.first_line])

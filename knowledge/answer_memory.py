@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_checks, answer_evidence, answer_facts, answer_more
+from knowledge import answer_checks, answer_evidence, answer_facts, answer_job, answer_mechanism, answer_more
 from knowledge import evidence_numbers as num
 from knowledge.answer_types import Ctx, Reply, gib, reply
 from knowledge.answer_types import rank_list as rl
@@ -54,8 +55,9 @@ def with_kind(c: Ctx, m: Match, base: Reply, nums: num.Numbers) -> Reply:
     which = kind(c, nums)
     if which is None:
         return base
-    named = bool(_GPU_KIND.search(m.text)) + bool(_HOST_KIND.search(m.text))
-    if _CHOICE.search(m.text) and named:
+    gpu, host = bool(_GPU_KIND.search(m.text)), bool(_HOST_KIND.search(m.text))
+    wrong = (gpu and not host and which == "host") or (host and not gpu and which == "gpu")
+    if (_CHOICE.search(m.text) and gpu + host) or wrong:  # "is this a GPU OOM?": no, host RAM
         lead = f"{tf.memory_kind(which == 'host')} {base.lead}"
     elif which == "host" and not re.search(r"\bhost\b|\bsystem\b|\bRAM\b", base.lead):
         lead = f"{base.lead} {tf.memory_kind(True, contrast=False)}"  # unasked: no GPU to deny
@@ -75,9 +77,19 @@ def _numbers(c: Ctx, m: Match) -> tuple[num.Numbers, RankView | None]:
 
 
 def memory(c: Ctx, m: Match) -> Reply | None:
-    """The figures of the memory error and what they imply, with the kind of memory that ran out."""
+    """The figures of the memory error and what they imply, with the kind of memory that ran out; a
+    host failure whose entry says every rank holds a copy, with that mechanism for this job."""
     nums, _ = _numbers(c, m)
-    return with_kind(c, m, _figures(c, m), nums)
+    base = with_kind(c, m, _figures(c, m), nums)
+    if kind(c, nums) != "host" or not answer_mechanism.per_rank(c):
+        return base
+    small = ""
+    if nums.host is not None and nums.host[0] < 1:  # "16777216 bytes?? that's tiny"
+        small = tj.SMALL_LAST.format(size=_size(nums.host[0]))
+    lead = " ".join(x for x in (base.lead, small, answer_mechanism.mechanism(c)) if x)
+    cause = answer_mechanism.cause_line(c)
+    lines = base.lines + ([cause] if cause is not None and cause not in base.lines else [])
+    return reply("memory", lead, lines)
 
 
 def _figures(c: Ctx, m: Match) -> Reply:
@@ -98,7 +110,10 @@ def _figures(c: Ctx, m: Match) -> Reply:
         return reply("memory", lead, shown(nums.host[1]))
     if v.category in ("host_oom", "cpu_oom_checkpoint"):
         return reply("memory", t.host_oom_line(who, _doing(r) if r else ""), v.evidence[:2])
-    return reply("memory", t.no_memory_figures(t.category_words(v.category)), v.key_line())
+    lead = t.no_memory_figures(t.category_words(v.category))
+    if sent := answer_job.signal_source(c):  # "who sent the 15, an OOM?": the scheduler, at its limit
+        lead = sent
+    return reply("memory", lead, v.key_line())
 
 
 def _oom_lead(who: str, o: num.CudaOom) -> str:

@@ -11,6 +11,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from knowledge import answer_launcher
 from knowledge.answer_types import Ctx, rank_lines, ref
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -175,23 +176,10 @@ def launcher_ended(c: Ctx, r: RankView) -> str:
 
 
 def exit_codes(c: Ctx) -> str:
-    """The launcher's exit codes read together: the rank with its own code, the others stopped."""
-    exits = launcher_exits(c.d)
-    ini = c.view.initiating
-    own = next((e for e in exits if ini is not None and e.rank == ini.rank), None)
-    stopped = [e for e in exits if e.code < 0 and (own is None or e.rank != own.rank)]
-    if own is None or not stopped:
-        return ""
-    signal = f" ({stopped[0].signal})" if stopped[0].signal else ""
-    said = tf.EXIT_CODES.format(
-        rank=own.rank,
-        code=own.code,
-        others=rl(e.rank for e in stopped),
-        other_code=stopped[0].code,
-        signal=signal,
-        ref=ref(stopped[0].line),
-    )
-    return f"{said} {summary_gap(c)}".strip()
+    """The launcher's exit codes read together: every rank's code and pid, who failed by itself and
+    who was stopped (`answer_launcher`), and the ranks the kept summary leaves out."""
+    said = answer_launcher.exit_codes(c)
+    return f"{said} {summary_gap(c)}".strip() if said else ""
 
 
 def summary_gap(c: Ctx) -> str:

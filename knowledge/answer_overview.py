@@ -16,6 +16,7 @@ from types import MappingProxyType
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
 from knowledge import (
     answer_advice,
@@ -23,12 +24,16 @@ from knowledge import (
     answer_code,
     answer_evidence,
     answer_facts,
+    answer_fixfit,
+    answer_launcher,
+    answer_mechanism,
     answer_more,
+    answer_node,
     answer_quote,
+    answer_silent,
 )
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
-from knowledge.evidence_numbers import xid as parse_xid
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, launcher_exits, seconds_between
 from knowledge.schema import DATA_DIR
@@ -36,7 +41,7 @@ from knowledge.schema import DATA_DIR
 DEBUG_PATH = DATA_DIR / "debug.toml"
 _INTACT = re.compile(
     r"\b(?:corrupt\w*|broken|incomplete|partial|usable|valid|intact|written|complete\w*|ok|safe|finish\w*"
-    r"|done|restart from|resume from|load)\b"
+    r"|done|restart from|resume from|load|good|fine|trust\w*|use it|garbage|truncated|readable|there)\b"
 )
 _STEP_QUESTION = re.compile(r"\b(?:step|steps|iteration|iter|how far)\b")
 _CALL_QUESTION = re.compile(r"\b(?:call|function|frame|line of (?:my|our|the) code)\b")
@@ -86,11 +91,13 @@ def others(c: Ctx, m: Match) -> Reply | None:
 def which_rank(c: Ctx, m: Match) -> Reply | None:
     """Who started it; when the tracebacks show a desync, which call each side was in ("who's the odd
     one out?")."""
+    if (blamed := _culprit(c, m)) is not None:
+        return blamed
     base = answer_facts.which_rank(c, m)
     target = c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
     if base is not None and target is not None and target.node is None and _NODE_ASKED.search(m.text):
         return reply("which_rank", f"{tf.NODE_UNKNOWN.format(rank=target.rank)} {base.lead}", base.lines)
-    if base is not None and (same := _same_slot(c, m)):  # "rank 1 shows busId 3b000 too: same card?"
+    if base is not None and (same := answer_node.same_slot(c, m)):  # "rank 1 has busId 3b000 too?"
         return reply("which_rank", f"{base.lead} {same}", base.lines)
     note = answer_code.desync_note(c)
     if base is None or not note or note in base.lead or (m.rank is not None and c.view.initiating is None):
@@ -98,25 +105,24 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
     return reply("which_rank", f"{base.lead} {note}", base.lines)
 
 
+def _culprit(c: Ctx, m: Match) -> Reply | None:
+    """ "The traceback is rank 0's but rank 2 died: who's the culprit?": not the named rank, the one that
+    started it, and (an entry whose every rank holds a copy) why the other rank's lines look alike."""
+    verdict = answer_checks.culprit_verdict(c, m)
+    ini = c.view.initiating
+    if not verdict or ini is None or m.rank == ini.rank:
+        return None
+    first = answer_facts.which_rank(c, replace(m, rank=None, ranks=()))
+    if first is None:
+        return None
+    lead = " ".join(x for x in (verdict, first.lead, answer_mechanism.copies(c)) if x)
+    return reply("which_rank", lead, first.lines)
+
+
 _STOPPED = re.compile(r"SIGTERM|Signal 15|exitcode ?: ?-15")
 _EXIT_Q = re.compile(r"\bexit ?codes?\b|\bexitcode\b|-15\b|-9\b|\bsigterm\b")
+_PID_Q = re.compile(r"\bpids?\b")
 _NODE_ASKED = re.compile(r"\b(?:node|host|box|machine|server)s?\b")
-
-
-def _same_slot(c: Ctx, m: Match) -> str:
-    """A rank on another node whose GPU has the failed GPU's PCI id: a different card in the same slot."""
-    r = c.view.ranks.get(m.rank) if m.rank is not None else None
-    xids = answer_advice.xid_lines(c)
-    if r is None or r.gpu is None or not xids or (ev := parse_xid(xids[0].text)) is None:
-        return ""
-    node = next((n for n, ls in c.d.nodes.items() if xids[0] in ls), None)
-    if node is None or r.node == node or ev.pci is None or ev.pci not in r.gpu:
-        return ""
-    owner = next(
-        (x.rank for x in c.view.ranks.values() if x.node == node and x.gpu and ev.pci in x.gpu), None
-    )
-    who = owner if owner is not None else "?"
-    return tf.PCI_OTHER_NODE.format(xid_node=node, pci=ev.pci, xid_rank=who, node=r.node)
 
 
 #: "why only rank 5?": what set that rank apart from the others
@@ -155,12 +161,19 @@ def _rank_why(c: Ctx, m: Match) -> Reply | None:
         extra = " ".join(
             x for x in (tf.SILENT_RANK.format(rank=r.rank), alive, answer_more.launcher_ended(c, r)) if x
         )
+    if answer_silent.silent(r) and r is not None:  # when it last wrote, and what tells stuck from dead
+        extra = f"{extra} {answer_more.went_quiet(c, r)} {answer_silent.next_steps(c, r)}"
     if _EXIT_Q.search(m.text) and (codes := answer_more.exit_codes(c)):  # "why 1 here and -15 there?"
         extra = f"{codes} {extra}".strip()
+    if r is not None and _PID_Q.search(m.text) and (pid := answer_launcher.main_pid(c, r)):
+        extra = f"{pid} {extra}".strip()  # "main proc pid of that rank?": the launcher's, not the worker's
     note = answer_code.desync_note(c)
     if note and ini is not None and (m.rank is None or m.rank == ini.rank):
         extra = f"{note} {extra}".strip()
-    lead = f"{answer_checks.culprit_verdict(c, m)} {base.lead} {extra}".strip()
+    verdict = answer_checks.culprit_verdict(c, m)
+    if verdict and r is not None and r.role != "initiating" and (copies := answer_mechanism.copies(c)):
+        extra = f"{extra} {copies}".strip()  # its traceback is in the same save: every rank built a copy
+    lead = f"{verdict} {base.lead} {extra}".strip()
     return reply("rank_why", lead, base.lines) if lead != base.lead else base
 
 
@@ -256,11 +269,19 @@ def restart(c: Ctx, m: Match) -> Reply | None:
     about resuming, also what resuming from the last checkpoint replays."""
     base = _restart(c, m)
     ini = c.view.initiating
+    if base is not None and base.lead.startswith("Not as is") and (where := answer_mechanism.in_code(c)):
+        base = replace(base, lead=f"{base.lead} {where}")  # what has to change: this job's line that does it
+    if (
+        base is not None and answer_fixfit.BATCH_Q.search(m.text) and c.d.fix_snippet
+    ):  # "relaunch, same batch"
+        step = answer_fixfit.batch_step(c)
+        base = replace(base, lead=f"{base.lead} {step}".strip(), code=c.d.fix_snippet)
+    if base is not None and answer_facts.no_worker_started(c):  # "any training lost? can I resume?"
+        first = tf.NOTHING_TO_RESUME if _RESUME.search(m.text) else tj.NOTHING_LOST
+        lead = f"{first} {base.lead}"
+        return reply("restart", lead, base.lines, bullets=base.bullets, action=base.action, code=base.code)
     if base is None or not _RESUME.search(m.text):
         return base
-    if answer_facts.no_worker_started(c):  # "did it save anything? can I resume?": nothing ran
-        lead = f"{tf.NOTHING_TO_RESUME} {base.lead}"
-        return reply("restart", lead, base.lines, bullets=base.bullets, action=base.action, code=base.code)
     if ini is not None and ini.phase == "checkpoint_save":  # the save it died in is not a safe start
         saving = [(f.group(1), ln) for ln in c.view.evidence if (f := _SAVING.search(ln.text))]
         name = saving[0][0] if saving else ""
@@ -282,7 +303,7 @@ def _restart(c: Ctx, m: Match) -> Reply | None:
     lead = f"{base.lead} {tf.started_here(ini.rank, t.category_words(c.view.category), step)}"
     note = answer_code.desync_note(c)
     steps = c.debug.get(c.view.category) or c.debug.get("default") or []
-    if ini.inferred and steps:  # a rank that stalled without an error: restart blind, it hangs again
+    if answer_silent.silent(ini) and steps:  # a rank that stalled without an error: restart blind, it hangs
         note = f"{note} {tf.INVESTIGATE_FIRST.format(rank=ini.rank, step=steps[0])}".strip()
     return reply("restart", f"{lead} {note}" if note else lead, base.lines, action=base.action)
 
@@ -290,6 +311,12 @@ def _restart(c: Ctx, m: Match) -> Reply | None:
 def activity(c: Ctx, m: Match) -> Reply | None:
     """Each rank's activity; without Flight Recorder dumps, also the collective each traceback is in."""
     base = answer_advice.activity(c, m)
+    if (
+        base is not None
+        and answer_facts.VICTIM_Q.search(m.text)
+        and (said := answer_launcher.victims(c, list(m.ranks)))
+    ):
+        base = reply("activity", f"{said} {base.lead}", base.lines)  # "stuck in barrier: victims? exit codes"
     if base is None or c.d.collectives.activity:
         return base
     rows, odd = answer_code.collective_rows(c)
@@ -310,35 +337,12 @@ def alternatives(c: Ctx, m: Match) -> Reply | None:
     if base is None or ini is None:
         return base
     verdict = tf.verdict(c.view.title or t.category_words(c.view.category), c.view.confidence, ini.rank)
-    return reply("alternatives", f"{verdict} {base.lead}", base.lines, bullets=base.bullets)
+    fp16 = answer_fixfit.fp16_fact(c) if answer_fixfit.FP16_Q.search(m.text) else ""  # "an fp16 overflow?"
+    lead = " ".join(x for x in (fp16, verdict, base.lead) if x)
+    return reply("alternatives", lead, base.lines, bullets=base.bullets)
 
 
-_RMA = re.compile(r"\b(?:rma|replace|replacement|swap|return)\b", re.IGNORECASE)
-
-
-def hardware(c: Ctx, m: Match) -> Reply | None:
-    """Hardware or not; when it is not and the tracebacks show a desync, that is the code's part."""
-    base = answer_advice.hardware(c, m)
-    if base is None:
-        return None
-    collateral = answer_checks.named_collateral(c, m)  # "ranks 4 and 6 errored too: bad GPUs as well?"
-    if cleared := answer_checks.node_collateral(c, m):  # "is gpu-01 also bad?": that node first
-        first = base.lead[0].lower() + base.lead[1:] if base.lead[1:2].islower() else base.lead
-        base = reply("hardware", f"{cleared} {first}", base.lines, action=base.action)
-    if "driver" in m.text:  # "what driver is on that box?": the version first
-        base = reply("hardware", f"{answer_more.versions(c, m)} {base.lead}", base.lines, action=base.action)
-    if answer_advice.xid_lines(c):
-        rma = [s for s in (c.entry.fix.steps if c.entry else []) if _RMA.search(s)]
-        step = tf.RMA_NEXT.format(step=rma[0]) if rma and _RMA.search(m.text) else ""
-        lead = " ".join(x for x in (base.lead, collateral, step) if x)
-        return reply("hardware", lead, base.lines, action=base.action, code=c.d.verify)
-    note = answer_code.desync_note(c)
-    ini = c.view.initiating
-    if not note and ini is not None and f"rank {ini.rank}" not in base.lead.lower():
-        note = tf.started_here(ini.rank, t.category_words(c.view.category), "")  # "a gloo bug?": who began
-    kernel = tf.NO_KERNEL_FAULT.format(rank=ini.rank) if ini is not None else ""
-    lead = " ".join(x for x in (base.lead, collateral, note, kernel) if x)
-    return reply("hardware", lead, base.lines, action=base.action)
+hardware = answer_node.hardware
 
 
 def versions(c: Ctx, m: Match) -> Reply | None:

@@ -13,6 +13,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
+from knowledge import answer_launcher
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.glossary import find
 from knowledge.intents import Match
@@ -131,7 +132,10 @@ def path(c: Ctx, m: Match) -> Reply | None:
     if not found:
         return None
     ln, where = found[0]
-    return reply("path", tf.WRITING_TO.format(path=where, ref=ref(ln)), [ln])
+    lead = tf.WRITING_TO.format(path=where, ref=ref(ln))
+    if victims := answer_launcher.named_victims(c, m.ranks):  # "were ranks 1-3 writing as well?": no
+        lead = f"{victims} {lead}"
+    return reply("path", lead, [ln])
 
 
 _FRAME = re.compile(r"\bFile \"|site-packages|\.py\", line |://")
@@ -159,10 +163,12 @@ def port(c: Ctx, m: Match) -> Reply | None:
             command = c.d.verify or (c.entry.verify if c.entry else "")
             if _DEFAULT.search(m.text):  # "is 54661 the torchrun default?"
                 lead += " " + tf.PORT_DEFAULT.format(default=TORCHRUN_PORT)
-            if _IN_USE.search(ln.text) and _HOLDER.search(m.text):  # "could an old run hold it?"
+            if _IN_USE.search(ln.text) and (_HOLDER.search(m.text) or _EXPLAIN.search(m.text)):  # "old run?"
                 lead += " " + tf.PORT_IN_USE
             if _IN_USE.search(ln.text) and _BLAME.search(m.text) and (step := _port_step(c)):
                 lead = tf.PORT_BLAME.format(lead=lead, step=step)  # "I hardcode it: is that it?"
+            if _IN_USE.search(ln.text) and _PICK.search(m.text) and (step := _port_step(c)):
+                lead += f" {step}"  # "which flag makes it pick a free port?": the entry's port step
             if _HOLDER.search(m.text) and command:  # "how do I see what's holding the port?"
                 return reply("port", f"{lead} {tf.PORT_HOLDER}", [ln], code=command)
             return reply("port", lead, [ln])
@@ -171,14 +177,21 @@ def port(c: Ctx, m: Match) -> Reply | None:
 
 #: torchrun's `--master-port` when none is given (and `MASTER_PORT` is unset)
 TORCHRUN_PORT = 29500
+_EXPLAIN = re.compile(r"\b(?:explain\w*|mean|means|meaning|what is|what's|wat is)\b")
 _DEFAULT = re.compile(r"\b(?:default|standard|usual)\b")
 _IN_USE = re.compile(r"EADDRINUSE|address already in use", re.IGNORECASE)
 
 
 #: "how do I see what's holding the port", "who is using it": the command that shows the holder
 _HOLDER = re.compile(
-    r"\b(?:hold|holds|holding|hanging onto|using|uses|bound|owns|listening|occup\w*)\b"
-    r"|\bhow (?:do|can|would) (?:i|we) (?:see|find|check|tell)"
+    r"\b(?:hold|holds|holding|hanging onto|using|uses|bound|owns|listening|occup\w*|sits?|sitting|squat\w*)\b"
+    r"|\bhow (?:do|can|would) (?:i|we) (?:see|find|check|tell)|\bwho (?:has|had|took|grabbed)\b"
+    r"|\b(?:cmd|command)s? to (?:check|see|find)\b|\bcheck (?:it|that|the port)\b"
+)
+#: "which flag makes it pick a free port?", "how do I avoid the clash?": how to choose the port
+_PICK = re.compile(
+    r"\bflag\b|\bfree port\b|\bpick\w*\b|\bavoid\w*\b|\b(?:other|different|another|random) port\b"
+    r"|\bstop (?:it|this) from\b|\bhow (?:do|to|can) (?:i |we )?(?:fix|prevent)\b"
 )
 
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 
-from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
-from denpex.core.texts import followups as tf
+from denpex.core.models import Diagnosis, PastIncident
 from denpex.core.texts import slack as t
 from knowledge import (
     answer_advice,
+    answer_asks,
     answer_checks,
     answer_code,
     answer_complaint,
@@ -36,7 +35,17 @@ from knowledge import (
 from knowledge.answer_types import Ctx, Reply
 from knowledge.facts import load_catalogue
 from knowledge.glossary import Term, load_glossary
-from knowledge.intents import CUE_WEIGHT, DECISIVE_WEIGHT, MIN_SCORE, IntentMatcher, Match, asks, named_ranks
+from knowledge.intents import (
+    CUE_WEIGHT,
+    DECISIVE_WEIGHT,
+    MAX_ASKS,
+    MIN_SCORE,
+    IntentMatcher,
+    Match,
+    asks,
+    bare,
+    named_ranks,
+)
 from knowledge.jobfacts_answers import build
 from knowledge.schema import Entry, Xid
 
@@ -47,11 +56,21 @@ _GUESS = re.compile(
     r"\b(?:is|was|could|might) (?:it|this|that)\b[^?]{0,30}?\b(?:the )?(?:network|infiniband|interconnect"
     r"|disk|storage|filesystem|nfs|data ?loader|dataset|scheduler|slurm|preempt\w*)\b"
 )
+#: two senders offered ("was that slurm enforcing --mem or the kernel?"): asks who sent the kill, which
+#: the failing rank's answer says (the OOM killer's SIGKILL), not a check of one guess
+_CHOICE = re.compile(r"\bor (?:was it )?(?:the )?(?:kernel|oom[- ]?killer|oom|cgroup|os)\b")
 #: a question about what something means ("wat is 10000ms", "what's code: -98", "is that SIGKILL?")
 _MEANING = re.compile(
     r"\b(?:mean|means|meaning|stand for)\b"
     r"|^(?:wat|wtf|whats|what\x27s|what is|what are)\b"
     r"(?!.*\b(?:doing|happen\w*|going on|wrong|cause\w*|fix|next)\b)"
+)
+
+#: a memory question that asks what made it need that memory, not only how much ("i thought FSDP
+#: shards everything, why would host RAM blow up", "16777216 bytes?? that's tiny, explain")
+_WHY_MECHANISM = re.compile(
+    r"^why\b|\bwhy (?:would|did|does|do|is|was|were|on earth)\b|\bhow come\b|\bexplain\b"
+    r"|\b(?:thats|that is|its|it is|so|too) (?:tiny|small|little|nothing)\b|\bi thought\b"
 )
 
 
@@ -123,30 +142,44 @@ class Answerer:
         self.matcher = matcher or IntentMatcher()
 
     def answer(self, question: str) -> Reply:
-        """One ask answered as it is; a message with several ("which rank went first and why did the
-        rest get killed?") gets the first ask's answer, then the second's (or the second offered)."""
-        parts = asks(self.matcher.text(question))
+        """One ask answered as it is; a message with two or three ("which rank went first and why did
+        the rest get killed?") gets the first ask's answer, then each later ask's own sentence (and
+        its step or command), no fact said twice."""
+        parts = [p for p in asks(self.matcher.text(question)) if not bare(p) or self._strong(p)][:MAX_ASKS]
         if len(parts) < 2:
-            return self.answer_one(question)
-        first = self.answer_one(parts[0])
-        if first.intent == "help":
-            return self.answer_one(question)
-        second = self.answer_one(parts[1])
-        if second.intent == first.intent and _other_ranks(parts[0], parts[1]) and second.lead:
-            return _with(first, second.lead, second.lines[:1])  # "rank 1 … ? why do rank 0 and 2 …": both
-        if second.intent == first.intent:  # "was it saving? which ckpt": one answer, told both asks' words
-            whole = self.answer_one(question)
-            return whole if whole.intent == first.intent else first
-        if second.lead and second.lead in first.lead:  # both asks got the same fact: say it once
-            return first
-        if second.intent == "help" or not second.lead:
-            return _with(first, tf.ALSO_ASKED.format(ask=parts[1]), [])
-        extra = f" {second.bullets[0]}" if second.intent in ("fix", "debug") and second.bullets else ""
-        if (
-            second.intent in ("verify", "command") and second.code and "\n" not in second.code
-        ):  # the command itself
-            extra = f" `{second.code}` {second.action}".rstrip()
-        return _with(first, second.lead + extra, second.lines[:1])
+            return self.asked(question)
+        replies = [self.asked(p) for p in parts]
+        if replies[0].intent == "help" and bare(parts[0]) and replies[1].intent != "help":
+            parts, replies = parts[1:], replies[1:]  # "only 16 MiB?? why did that fail": the real ask leads
+        first = replies[0]
+        if first.intent == "help":  # the first ask needs the message's other words: the message answers it
+            first = self.asked(question)
+            if first.intent == "help":
+                return first
+        elif len(parts) > 1 and replies[1].intent == first.intent and not _other_ranks(parts[0], parts[1]):
+            whole = self.asked(question)  # "was it saving? which ckpt": one answer, told both asks' words
+            first = whole if whole.intent == first.intent else first
+        out = first
+        for part, later in zip(parts[1:], replies[1:], strict=True):
+            out = answer_asks.add(out, part, later)
+        return out
+
+    def _strong(self, part: str) -> bool:
+        """A bare ask ("victims?", "timeout value") counts only when a cue of some intent names it;
+        "the gpu is fine no?" or "file" alone matches no cue: it is context, and the message answers."""
+        ranked = self.matcher.scores(part)
+        return bool(ranked) and ranked[0][0] >= CUE_WEIGHT
+
+    def asked(self, question: str) -> Reply:
+        """One ask's answer; a memory answer asked *why* ("why would host RAM blow up on a save?",
+        "16777216 bytes?? that's tiny, explain") also gets this job's cause, not the figures alone."""
+        got = self.answer_one(question)
+        text = self.matcher.text(question)
+        if got.intent != "memory" or not _WHY_MECHANISM.search(text):
+            return got
+        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        cause = answer_overview.rank_why(self.ctx, self.matcher.match(text, nodes))
+        return answer_asks.with_cause(got, cause)
 
     def answer_one(self, question: str) -> Reply:
         """The first intent, best first, whose handler can answer from this job's facts."""
@@ -157,7 +190,8 @@ class Answerer:
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
         if (killed := answer_evidence.sigkill_check(self.ctx, m)) is not None:
             return killed  # "'killed by signal: Killed' -- a sigkill?": the signal, and who may have sent it
-        if _GUESS.search(m.text) and (checked := answer_overview.alternatives(self.ctx, m)) is not None:
+        guess = _GUESS.search(m.text) and not _CHOICE.search(m.text)
+        if guess and (checked := answer_overview.alternatives(self.ctx, m)) is not None:
             return checked  # "so was it the network?? gloo says …": the guess first, whatever else it names
         if _MEANING.search(m.text) and (quoted := answer_quote.quote(self.ctx, m, question)) is not None:
             return quoted  # "what does 'unexpected pos 1088 vs 982' mean": that line, then its meaning
@@ -218,13 +252,6 @@ def _other_ranks(first: str, second: str) -> bool:
     answered, not the message as one question about the first rank."""
     a, b = named_ranks(first), named_ranks(second)
     return bool(b) and set(a) != set(b)
-
-
-def _with(base: Reply, lead: str, lines: Sequence[EvidenceLine]) -> Reply:
-    """`base` with a second ask's sentence after its lead (and that answer's first line)."""
-    shown = base.lines + [ln for ln in lines if ln not in base.lines]
-    extra = [f"{ln.source}:{ln.line} {ln.text}" for ln in lines if ln not in base.lines]
-    return replace(base, lead=f"{base.lead} {lead}", lines=shown, material=[*base.material, lead, *extra])
 
 
 class AnswerBook:

@@ -14,10 +14,14 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from rank_bm25 import BM25Okapi
 
+from knowledge.intent_asks import MAX_ASKS as MAX_ASKS
+from knowledge.intent_asks import asks as asks
+from knowledge.intent_asks import bare as bare
 from knowledge.schema import DATA_DIR
 
 INTENTS_PATH = DATA_DIR / "intents.toml"
@@ -50,6 +54,21 @@ _RANK = re.compile(r"\brank\s*#?\s*(\d{1,6})(?!\d)|(?<![\w-])r(\d{1,5})\b")
 _NODE = re.compile(r"(?:\bnode\s+|\bon\s+|\bhost\s+)([a-z0-9][\w.-]*\d[\w.-]*)")
 
 
+def _tables(path: Path = INTENTS_PATH) -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str], ...]]:
+    """The synonyms (word -> the word it is read as) and the phrases (regex -> replacement) of
+    `intents.toml`: data, so a new verb people use is a line there, not a code change."""
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    synonyms = {w.lower(): key for key, words in raw.get("synonyms", {}).items() for w in words}
+    phrases = tuple(
+        (re.compile(r"(?<![\w-])" + re.escape(k.lower()) + r"(?![\w-])"), str(v).lower())
+        for k, v in raw.get("phrases", {}).items()
+    )
+    return synonyms, phrases
+
+
+SYNONYMS, PHRASES = _tables()
+
+
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
@@ -59,7 +78,7 @@ def _stem(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """Lower-cased, stemmed words; question words (what, why, when, which) are kept: they decide."""
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
+    return [_stem(SYNONYMS.get(w, w)) for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
 #: a span of ranks in shorthand (`r1-r3`, `rank 0-2`, `r0 to 3`): read as `ranks 1-3`, low to high only
@@ -116,6 +135,10 @@ def _plain(text: str) -> str:
     return text
 
 
+#: Slack's bold and strike (`*fine*`, `~x~`): the word is what is asked, not its markup
+_EMPHASIS = re.compile(r"(?<![\w*~])[*~]+([^\s*~][^*~]*?)[*~]+(?![\w*~])")
+
+
 def normalise(question: str) -> str:
     """Lower case, apostrophes dropped (`what's` -> `whats`), Slack markup read as text, shorthand spelled
     out (`r3` -> `rank 3`, `mem` -> `memory`, `ckpt` -> `checkpoint`, `y` -> `why`, `u` -> `you`)."""
@@ -123,7 +146,9 @@ def normalise(question: str) -> str:
     q = re.sub(r"['’`]", "", q).strip()
     for rx, repl in _SHORTHAND:
         q = rx.sub(repl, q)
-    return re.sub(r"\s+", " ", q)
+    for rx, phrase in PHRASES:
+        q = rx.sub(phrase, q)
+    return re.sub(r"\s+", " ", _EMPHASIS.sub(r"\1", q))
 
 
 def _near(a: str, b: str) -> bool:
@@ -190,6 +215,13 @@ def load_intents(path: Path | None = None) -> list[Intent]:
         exemplars = tuple(str(e) for e in item.get("exemplars", []))
         out.append(Intent(str(item["id"]), cues, exemplars, decisive))
     return out
+
+
+@cache
+def ask_words(intent: str) -> frozenset[str]:
+    """The words of an intent's exemplars ("what should i change" for a fix): they say what kind of
+    ask it is, not what it is about, so they never pick one step of an answer over another."""
+    return frozenset(w for i in load_intents() if i.id == intent for ex in i.exemplars for w in tokens(ex))
 
 
 class IntentMatcher:
@@ -278,62 +310,6 @@ def named_ranks(q: str) -> tuple[int, ...]:
                 found += [(m.start(), n) for n in range(lo, hi + 1)]
         found += [(m.start(), int(n)) for n in re.findall(r"\d{1,6}", _RANGE.sub(" ", listed))]
     return tuple(dict.fromkeys(n for _, n in sorted(found, key=lambda x: x[0])))
-
-
-#: where one ask ends and another begins: a `?` mid-text, `but`, `, and why`, `and which` ...
-_ASK_SPLIT = re.compile(
-    r"\?+\s+|(?<=[a-z])\.\s+(?=[a-z])|\s+\+\s+|\s*[,;]?\s+but\s+"
-    r"|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
-    r"does|do|can|should|could|will)\b)"
-    r"|\s+and\s+(?:also\s+)?(?:(?:at|in|on|from|for|by) )?(?=(?:why|what|which|how|where|when|who)\b)"
-    r"|\s+and\s+(?=(?:do|does|did|should|can|could|is|was|are|were|will) (?:i|we|you|it|they|this|that)\b)"
-)
-_ASKS = re.compile(
-    r"^(?:ok(?:ay)? |so |and |also |hey |then )*"
-    r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
-    r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|"  # a bare topic is an ask too ("fix?")
-    r"why|what|whats|which|how|where|when|who|whos|was|wasnt|is|isnt|"
-    r"are|were|did|didnt|does|do|can|could|should|will|would|has|have)\b"
-)
-
-
-def asks(q: str) -> list[str]:
-    """The questions in a normalised message that asks several ("which rank went first and why did the
-    rest get killed?"); a clause that asks nothing ("ok so rank 5 oomd") is context, not an ask."""
-    out: list[str] = []
-    context = ""
-    for part in (_after_context(p.strip(" ,;.!?")) for p in _ASK_SPLIT.split(q)):
-        if not part:
-            continue
-        if not (_ASKS.search(part) or _GUESSING.search(part)):
-            context = part  # a statement: kept only for an ask that points back at it
-            continue
-        out.append(f"{context}: {part}" if context and _BACK.search(part) else part)
-        context = ""
-    return out
-
-
-#: an ask about the statement just before it ("I hardcode the port. is that it?")
-_BACK = re.compile(r"^(?:is|was|could|would|does|did|will|can) (?:that|this)\b")
-
-
-#: a clause offering a guess ("smells like a network blip", "pretty sure the box is flaky"): it asks to
-#: be checked, as "is it the network?" would, even with no question word
-_GUESSING = re.compile(
-    r"\b(?:smells|looks|sounds|feels|seems) like\b|\bpretty sure\b|\bi (?:think|bet|suspect|reckon)\b"
-    r"|\bmy (?:guess|bet) is\b"
-)
-
-
-#: "for the weekly report: how far did it get" — a short lead-in before a colon is context
-_LEAD_IN = re.compile(r"^[^:?]{1,40}:\s+(?=\S)")
-
-
-def _after_context(part: str) -> str:
-    if _ASKS.search(part):
-        return part
-    rest = _LEAD_IN.sub("", part, count=1)
-    return rest if _ASKS.search(rest) else part
 
 
 def named_node(q: str, nodes: list[str]) -> str | None:

@@ -237,10 +237,13 @@ class LauncherExit:
     code: int
     signal: str | None
     line: EvidenceLine
+    pid: int | None = None
+    time: str | None = None  # the summary's `time : 2026-12-01_21:37:16`, as printed
 
 
 _SUMMARY_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\b")
-_SUMMARY_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)\b(?:.*\((SIG[A-Z]+)\))?")
+_SUMMARY_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)\b(?:\s*\(pid:\s*(\d+)\))?(?:.*\((SIG[A-Z]+)\))?")
+_SUMMARY_TIME = re.compile(r"^\s*time\s*:\s*(\S+)")
 _SUMMARY_ENTRY = re.compile(r"^\s*\[\d+\]:\s*$")
 
 
@@ -250,11 +253,15 @@ def launcher_exits(d: Diagnosis) -> list[LauncherExit]:
     found: dict[int, LauncherExit] = {}
     for tail in d.tails:
         rank: int | None = None
+        stamp: str | None = None
         for ln in tail.lines:
             if _SUMMARY_ENTRY.match(ln.text):
-                rank = None
+                rank = stamp = None
+            elif m := _SUMMARY_TIME.match(ln.text):
+                stamp = m.group(1)
             elif m := _SUMMARY_RANK.match(ln.text):
                 rank = int(m.group(1))
             elif (m := _SUMMARY_EXIT.match(ln.text)) and rank is not None:
-                found.setdefault(rank, LauncherExit(rank, int(m.group(1)), m.group(2), ln))
+                pid = int(m.group(2)) if m.group(2) else None
+                found.setdefault(rank, LauncherExit(rank, int(m.group(1)), m.group(3), ln, pid, stamp))
     return [found[r] for r in sorted(found)]

@@ -57,9 +57,10 @@ def collective_row(ranks: str, op: str, where: str) -> str:
     return f"{word} {ranks} in `{op}`" + (f" ({where})" if where else "")
 
 
-def mismatch(rank: int, op: str, others: str, their_op: str) -> str:
+def mismatch(rank: int, op: str, others: str, their_op: str, where: str = "", theirs: str = "") -> str:
+    at, at_theirs = (f" ({where})" if where else ""), (f" ({theirs})" if theirs else "")
     return (
-        f"Rank {rank}'s traceback is in `{op}` while rank(s) {others} are in `{their_op}`: "
+        f"Rank {rank}'s traceback is in `{op}`{at} while rank(s) {others} are in `{their_op}`{at_theirs}: "
         "different collectives, a desync."
     )
 
@@ -211,6 +212,7 @@ PEER_GONE = (
     "; its connection closed because a peer process went away, after rank {rank} stopped on its own failure"
 )
 TRACE_NEXT_TIME = "To get one next time: {step}"
+TERM_SET = "The fix for this job: {steps}"
 TERM_AND_FIX = "This job failed with {what}; the fix step that deals with it: {step}"
 CHECK_LEAD = "To check it, run this on {node}:"
 NODE_COLLATERAL = (
@@ -285,6 +287,7 @@ def in_call(func: str, file: str, line: int, code: str, inner: str) -> str:
 
 
 QUOTED = "`{frag}` is from {ref}{role}. {meaning}"
+QUOTED_MEANS = "`{frag}` is how it says it: {meaning}"
 QUOTED_VERDICT = ": the line of {what} on rank {rank}, the failure that started it"
 QUOTED_JOB = ": the line of {what}, the failure this job ended with"
 QUOTED_CONTEXT = ". The job failed with {what}, started by rank {rank}"

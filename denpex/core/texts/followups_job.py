@@ -1,0 +1,124 @@
+"""Follow-up sentences about a job as a whole: a job no single rank started (a scheduler's kill, a
+launcher that failed before any worker ran), and the facts of the launcher's summary.
+
+Plain sentences (the Slack renderer escapes them); `knowledge.answer_job` fills in this job's facts.
+Split from `followups.py` so each texts module stays readable.
+"""
+
+from __future__ import annotations
+
+#: Slurm's `DUE TO …` reason as people say it
+REASON_WORDS = {
+    "TIME LIMIT": "it hit its time limit (wall-clock, `--time`)",
+    "PREEMPTION": "it was preempted",
+    "NODE FAILURE": "its node failed",
+    "REQUEUE": "it was requeued",
+    "SIGNAL": "a signal",
+}
+
+
+def scheduler_end(scheduler: str, job: str, node: str, at: str, reason: str, ref: str) -> str:
+    on = f" on {node}" if node else ""
+    return f"{scheduler} ended job {job}{on}{at}: {reason} ({ref})."
+
+
+def no_rank_failed(count: int, ranks: str, at: str, ref: str, signal: str) -> str:
+    every = f"all {count} ranks ({ranks})" if count > 1 else f"rank {ranks}"
+    return (
+        f"It did not crash and no rank failed on its own: {every} got {signal} together{at} ({ref}), "
+        "the scheduler's signal, not an error of theirs."
+    )
+
+
+def ran_for(start: str, end: str, length: str) -> str:
+    return f"The job ran {length}, from {start} to {end} (first to last log line)."
+
+
+def last_progress(step: int, loss: str, at: str, before: str, ref: str) -> str:
+    of_loss = f" (loss {loss})" if loss else ""
+    gap = f", {before} before the end" if before else ""
+    return f"Its last logged step was {step}{of_loss}{at}{gap} ({ref})."
+
+
+RANK_SIGNALLED = (
+    "Rank {rank} did not fail on its own: it got SIGTERM{at} ({ref}) together with every other rank, "
+    "when the scheduler ended the job. {end}"
+)
+NOT_THAT = "Not {name}, by this job's evidence."
+NOT_PREEMPTED = "Not a preemption: the scheduler's own line gives the reason as {reason}."
+SCHEDULER_YES = "It was the scheduler, not a failure of the job:"
+LIMIT_UNKNOWN = (
+    "The limit itself is not in the logs; the scheduler's accounting shows it next to the elapsed time:"
+)
+NOT_OOM = "Not an out-of-memory kill: no memory error or OOM-killer line is in this job's evidence."
+SIGTERM_FROM = "The signal 15 (SIGTERM) came from {who}: {why}"
+
+NO_WORKER = (
+    "No rank failed: the launcher failed before any worker started ({what}, {ref}), so no rank ran, "
+    "no training step ran and nothing was lost."
+)
+NOTHING_LOST = (
+    "No training was lost: it failed before any worker started, so no step ran and there is nothing to "
+    "resume; relaunch once the cause is fixed."
+)
+
+# ---------------------------------------------------------------- the launcher's summary
+SUMMARY_ROW = "rank {rank}: exitcode {code}{signal}{pid}"
+SUMMARY_ROWS = "The launcher's failure summary ({ref}): {rows}."
+STOPPED_AFTER = "They were stopped {gap} after rank {rank}'s failure."
+MAIN_PID = (
+    "Rank {rank}'s main (training) process was pid {pid} ({ref}); the process that died was its "
+    "DataLoader worker, pid {worker}."
+)
+
+# ---------------------------------------------------------------- drain or not
+NO_DRAIN = (
+    "No need to drain: nothing in this job's evidence points at {node}'s hardware — it failed with "
+    "{what}, a software/configuration cause that follows the job, not the node."
+)
+DRAIN_CMD = "To take it out of service in Slurm:"
+
+# ---------------------------------------------------------------- the mechanism, for this job
+COPIES = "{n} ranks ran on {node}, each building its own full copy: {n} copies at once{total}."
+COPIES_TOTAL = (
+    "; the killed one alone held {rss}, so the node needed about {n} × {rss} = {total}{tib} of host RAM"
+)
+CAUSE_LINE = "In this job the copy is built here: `{code}` ({ref})."
+SMALL_LAST = (
+    "The {size} is only the last small allocation that failed: host RAM was already full of the copy "
+    "being built."
+)
+VICTIMS = (
+    "Rank(s) {ranks} were victims (collateral): they were only waiting{inside} for rank {rank}, which "
+    "had failed on its own; nothing of theirs failed first."
+)
+EXIT_READ = (
+    "Rank(s) {own} exited with an error of their own; rank(s) {stopped} were stopped by the launcher "
+    "(a negative exit code is the signal that ended them)."
+)
+WHEN_VICTIM = (
+    "It was a victim (collateral), not the real failure: rank {ini} failed first{at} ({ref}) and rank "
+    "{rank} was left waiting for it."
+)
+
+# ---------------------------------------------------------------- a rank that went silent
+SILENT_NO_ERROR = "Rank {rank} logged no error of its own: it went silent, stuck or dead without a traceback."
+SILENT_STEP = (
+    "No step line is from rank {rank}; the last step any rank logged was step {step} (rank {other}, {ref})."
+)
+SILENT_STOPPED = "The launcher stopped it (SIGTERM){at} ({ref}), while it was still running."
+SILENT_NEXT = (
+    "To tell stuck from dead, next: `py-spy dump --pid {pid}` on {node} if it is still running (its "
+    "Python stack); `dmesg -T | grep -i -E 'oom|killed process|xid'` on {node} (a kernel OOM kill or a GPU "
+    "fault leaves no Python error); `sacct -j <jobid> -o JobID,State,ExitCode,MaxRSS` (how the scheduler "
+    "saw it end, and its peak memory)."
+)
+
+# ---------------------------------------------------------------- the fix, fitted
+GREP_OTHERS = "To find the other places in the code with the same call, run in the repo:"
+NO_FP16_LINES = (
+    "No fp16 loss-scale or overflow line is in this job's logs, so bf16 alone is not the fix: lower the "
+    "learning rate (or a longer warm-up), clip gradients, and find the batch first "
+    "(`torch.autograd.set_detect_anomaly(True)` for a few steps names the op)."
+)
+FP16_LINES = "The logs show fp16 loss scaling at work ({ref}): switching to bf16 removes the overflow."

@@ -1,0 +1,84 @@
+"""The fix fitted to what the question asks of this job: the grep for other places with the same call,
+the micro-batch step that keeps the global batch, whether the logs show the fp16 overflow that bf16
+would cure.
+
+"One-line fix + how do I grep the repo for the same bug?", "less memory per GPU but the same global
+batch?", "just flip to bf16?": the entry's fix holds the general steps; these are the facts of this
+job that pick among them (the API its traceback calls, the loss-scale lines it has or lacks).
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.texts import followups_job as tj
+from knowledge import answer_mechanism
+from knowledge.answer_quote import pool
+from knowledge.answer_types import Ctx
+from knowledge.glossary import find
+from knowledge.intents import Match
+
+#: "how do I grep for other places with the same bug?"
+GREP_Q = re.compile(
+    r"\bgrep\b|\bother (?:places|spots|files|call ?sites|uses|usages)\b|\belsewhere\b|\banywhere else\b"
+    r"|\bsame (?:bug|pattern|call|mistake|config)\b|\bfind (?:all|every)\b"
+)
+#: "less memory per GPU but the same global batch", "relaunch with a smaller batch"
+BATCH_Q = re.compile(
+    r"\b(?:global|effective|total) batch\b|\bmicro[- _]?batch\w*|\bbatch[ _]size\b|\brelaunch\w*\b"
+    r"|\bless (?:mem|memory|vram)\b|\bgrad(?:ient)?[ _]accum\w*"
+)
+#: "fp16 thing? just flip to bf16?"
+FP16_Q = re.compile(r"\bfp16\b|\bbf16\b|\bhalf[- ]precision\b|\bmixed[- ]precision\b|\bamp\b|\bloss scal\w*")
+_LOSS_SCALE = re.compile(
+    r"Gradient overflow|loss scal(?:e|er|ing)|Attempted loss scale|OVERFLOW", re.IGNORECASE
+)
+_ACCUMULATION = re.compile(r"accumulat|micro-?batch", re.IGNORECASE)
+_GREP_PART = re.compile(r"(grep -r[^&;|]*(?:\|\s*grep[^&;|]*)?)")
+
+
+def grep_command(c: Ctx) -> str:
+    """The command that finds the same call elsewhere in the code: the entry's own grep, else a grep
+    for the API the job's code line calls."""
+    verify = c.d.verify or (c.entry.verify if c.entry else "")
+    if (found := _GREP_PART.search(verify)) is not None:
+        return found.group(1).strip()
+    line = answer_mechanism.cause_line(c)
+    term = find(answer_mechanism.code_of(line), c.glossary) if line is not None else None
+    return f"grep -rn '{term.name}' ." if term is not None else ""
+
+
+def batch_step(c: Ctx) -> str:
+    """The entry's fix step that cuts per-GPU memory and keeps the global batch."""
+    steps = c.entry.fix.steps if c.entry else []
+    return next((s for s in steps if _ACCUMULATION.search(s)), "")
+
+
+def fp16_fact(c: Ctx) -> str:
+    """Whether this job's lines show fp16 loss-scale overflow (bf16 would help) or not (other steps first)."""
+    if c.view.category != "nan_divergence":
+        return ""
+    seen = next((ln for ln in pool(c) if _LOSS_SCALE.search(ln.text)), None)
+    if seen is None:
+        return tj.NO_FP16_LINES
+    return tj.FP16_LINES.format(ref=f"{seen.source}:{seen.line}")
+
+
+def fitted(c: Ctx, m: Match) -> tuple[str, str]:
+    """A sentence and a command fitted to what the fix question asks ("" each when it asks nothing
+    these facts answer)."""
+    said: list[str] = []
+    code = ""
+    if answer_mechanism.per_rank(c) and (where := answer_mechanism.in_code(c)):
+        said.append(where)
+    if GREP_Q.search(m.text) and (grep := grep_command(c)):
+        said.append(tj.GREP_OTHERS)
+        code = grep
+    if BATCH_Q.search(m.text) and (step := batch_step(c)):
+        said.append(step)
+    if FP16_Q.search(m.text) and (fact := fp16_fact(c)):
+        said.append(fact)
+    return " ".join(said), code
+
+
+__all__ = ["BATCH_Q", "FP16_Q", "GREP_Q", "batch_step", "fitted", "fp16_fact", "grep_command"]

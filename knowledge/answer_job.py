@@ -1,0 +1,194 @@
+"""Answers about a job no single rank started: the scheduler ended it (every rank got SIGTERM at once,
+at its time limit, a preemption, a node failure), or the launcher failed before any worker ran.
+
+"Which rank?", "when?", "crashed or killed?", "how long did it run?", "any training lost?" have no
+rank to point at in such a job, and "no single rank could be singled out" answers none of them. The
+job itself has the answer: who ended it (the scheduler's own line, with its node and time), that no
+rank failed on its own (they were all signalled together), how long it ran from its first line to
+its last, and the last step and loss it reached; or, for a launcher failure, that no training ran.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups_job as tj
+from denpex.core.texts import slack as t
+from knowledge.answer_types import Ctx, Reply, at, ref, reply, when
+from knowledge.answer_types import rank_list as rl
+from knowledge.intents import Match
+from knowledge.jobfacts_answers import RankView, seconds_between
+from knowledge.lines import parse_timestamp
+
+#: Slurm's `slurmstepd: error: *** JOB 991 ON gpu-01 CANCELLED AT 2026-11-20T03:11:40 DUE TO TIME LIMIT ***`
+_SLURM_END = re.compile(
+    r"\*\*\* (?:JOB|STEP) ([\w.]+) ON (\S+) (?:CANCELLED|KILLED|TERMINATED) AT (\S+)"
+    r"(?: DUE TO ([A-Z ]+?))?(?: BY \S+)? \*\*\*"
+)
+#: a rank's line saying it was signalled, not that it failed
+_SIGNALLED = re.compile(r"Received (\d+) death signal|\bSIGTERM\b|\bSignal 15\b|exitcode ?: ?-15\b")
+#: a loss a progress line prints
+_LOSS = re.compile(r"\bloss\b[\"']?\s*[=:]?\s*([-+]?(?:[0-9]+\.?[0-9]*(?:e[-+]?[0-9]+)?|nan|inf))\b", re.I)
+#: questions about how long the job ran or what limit it had
+_LIMIT_Q = re.compile(r"\blimit\b|\b--time\b|\bwall ?time\b|\bwall-?clock\b|\bsacct\b")
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerEnd:
+    """The scheduler's line that ended the job: its job id, node, time and reason as printed."""
+
+    job: str
+    node: str
+    at: str
+    reason: str
+    line: EvidenceLine
+
+
+def scheduler_end(c: Ctx) -> SchedulerEnd | None:
+    """The scheduler's `CANCELLED AT … DUE TO …` line of the job (the JOB line before a STEP's)."""
+    pool = [*c.view.evidence, *(ln for tl in c.d.tails for ln in tl.lines)]
+    found = [(m, ln) for ln in pool if (m := _SLURM_END.search(ln.text)) is not None]
+    if not found:
+        return None
+    m, ln = min(found, key=lambda x: ("STEP" in x[1].text, x[1].source, x[1].line))
+    return SchedulerEnd(m.group(1), m.group(2), m.group(3), (m.group(4) or "").strip(), ln)
+
+
+def no_single_rank(c: Ctx) -> bool:
+    """A job no rank started: no initiating rank, and the scheduler's or the launcher's line ended it."""
+    return c.view.initiating is None and (scheduler_end(c) is not None or no_worker_started(c))
+
+
+def no_worker_started(c: Ctx) -> bool:
+    """The launcher failed before any worker ran (a rendezvous or startup failure, no rank logged)."""
+    return (
+        c.view.initiating is None and c.d.initiating.phase in ("rendezvous", "startup") and not c.view.ranks
+    )
+
+
+def _signalled(c: Ctx) -> list[RankView]:
+    """The ranks whose first line is a signal received (the scheduler's SIGTERM), not an error."""
+    return [
+        r
+        for r in c.view.ranks.values()
+        if r.first_line is not None and _SIGNALLED.search(r.first_line.text) is not None
+    ]
+
+
+def length(seconds: float) -> str:
+    """`11 min 36 s`, `2 h 5 min`, `40 s`: a run's length as people say it."""
+    s = round(abs(seconds))
+    if s < 120:
+        return f"{s} s"
+    if s < 7200:
+        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
+def end_sentence(end: SchedulerEnd) -> str:
+    """`Slurm ended job 991 on gpu-01 at …: it hit its time limit (slurm-991.log:2).`"""
+    reason = tj.REASON_WORDS.get(end.reason, end.reason.lower() or "cancelled")
+    stamp = f" at {end.at.replace('T', ' ')}" if end.at else ""
+    return tj.scheduler_end("Slurm", end.job, end.node, stamp, reason, ref(end.line))
+
+
+def _together(c: Ctx) -> tuple[str, list[EvidenceLine]]:
+    """ "All 4 ranks got SIGTERM together at …": the ranks signalled at the same time, with one line."""
+    got = _signalled(c)
+    if not got:
+        return "", []
+    first = min(got, key=lambda r: (r.first_time or "", r.rank))
+    line = first.first_line
+    assert line is not None
+    m = _SIGNALLED.search(line.text)
+    signal = "SIGTERM (signal 15)" if m is not None and m.group(1) in (None, "15") else "a signal"
+    return tj.no_rank_failed(len(got), rl(got), at(first.first_time), ref(line), signal), [line]
+
+
+def last_progress(c: Ctx) -> tuple[str, list[EvidenceLine]]:
+    """The last step any rank logged, its loss and time, and how long before the job's end."""
+    logged = [r for r in c.view.ranks.values() if r.last_step is not None and r.last_step_line is not None]
+    if not logged:
+        return "", []
+    best = max(logged, key=lambda r: (r.last_step or 0, -r.rank))
+    line = best.last_step_line
+    assert line is not None and best.last_step is not None
+    loss = _LOSS.search(line.text)
+    stamp = parse_timestamp(line.text)
+    iso = stamp.iso() if stamp is not None and not stamp.relative else None
+    gap = seconds_between(iso, c.view.end)
+    before = length(gap) if gap is not None and gap > 0 else ""
+    said = tj.last_progress(best.last_step, loss.group(1) if loss else "", at(iso), before, ref(line))
+    return said, [line]
+
+
+def span(c: Ctx) -> str:
+    """How long the job ran, first line to last."""
+    v = c.view
+    secs = seconds_between(v.start, v.end)
+    if secs is None or not v.start or not v.end:
+        return ""
+    return tj.ran_for(when(v.start), when(v.end), length(secs))
+
+
+def story(c: Ctx, m: Match | None = None, intent: str = "which_rank") -> Reply | None:
+    """The whole job's end when no rank started it: who ended it, that no rank failed on its own, how
+    long it ran, how far it got; asked about the limit, the command that shows it."""
+    if no_worker_started(c):
+        return _no_worker(c, intent)
+    end = scheduler_end(c) if c.view.initiating is None else None
+    if end is None:
+        return None
+    together, lines = _together(c)
+    progress, shown = last_progress(c)
+    parts = [end_sentence(end), together, span(c), progress]
+    code = ""
+    if m is not None and _LIMIT_Q.search(m.text):
+        parts.append(tj.LIMIT_UNKNOWN)
+        code = f"sacct -j {end.job.split('.')[0]} -o JobID,State,Elapsed,Timelimit"
+    lead = " ".join(p for p in parts if p)
+    return reply(intent, lead, [end.line, *lines, *shown], code=code)
+
+
+def _no_worker(c: Ctx, intent: str) -> Reply:
+    what = t.category_words(c.view.category)
+    line = c.view.evidence[0] if c.view.evidence else None
+    lead = tj.NO_WORKER.format(what=what, ref=ref(line) if line is not None else "its log")
+    return reply(intent, lead, [line] if line is not None else [])
+
+
+def rank_signalled(c: Ctx, r: RankView) -> Reply | None:
+    """ "Why did rank 2 die?" in a job the scheduler ended: it got the same signal as every rank."""
+    end = scheduler_end(c)
+    if end is None or r.first_line is None or _SIGNALLED.search(r.first_line.text) is None:
+        return None
+    lead = tj.RANK_SIGNALLED.format(
+        rank=r.rank, at=at(r.first_time), ref=ref(r.first_line), end=end_sentence(end)
+    )
+    return reply("rank_why", lead, [r.first_line, end.line])
+
+
+def signal_source(c: Ctx) -> str:
+    """ "Who sent the 15, an OOM?": the scheduler's end, said as the sender of the SIGTERM."""
+    end = scheduler_end(c)
+    if end is None or c.view.initiating is not None:
+        return ""
+    why = end_sentence(end)
+    return f"{tj.NOT_OOM} {tj.SIGTERM_FROM.format(who='Slurm (slurmstepd)', why=why)}"
+
+
+__all__ = [
+    "SchedulerEnd",
+    "end_sentence",
+    "last_progress",
+    "length",
+    "no_single_rank",
+    "no_worker_started",
+    "rank_signalled",
+    "scheduler_end",
+    "signal_source",
+    "span",
+    "story",
+]

@@ -1,0 +1,86 @@
+"""Whether a node is at fault: an Xid and its card, the same bus id on another node, drain or not.
+
+"Is it hardware?", "do I drain gpu-02?", "rank 1 on gpu-01 has busId 3b000 too, is it broken?": a node
+is drained on these answers, so each says first what this job's evidence shows about the node (an Xid
+on it, or nothing at all), then the commands fitted to it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_job as tj
+from denpex.core.texts import slack as t
+from knowledge import answer_advice, answer_checks, answer_code, answer_job, answer_mechanism, answer_more
+from knowledge.answer_types import Ctx, Reply, reply
+from knowledge.evidence_numbers import xid as parse_xid
+from knowledge.intents import Match
+
+
+def same_slot(c: Ctx, m: Match) -> str:
+    """A rank on another node whose GPU has the failed GPU's PCI id: a different card in the same slot."""
+    r = c.view.ranks.get(m.rank) if m.rank is not None else None
+    xids = answer_advice.xid_lines(c)
+    if r is None or r.gpu is None or not xids or (ev := parse_xid(xids[0].text)) is None:
+        return ""
+    node = next((n for n, ls in c.d.nodes.items() if xids[0] in ls), None)
+    if node is None or r.node == node or ev.pci is None or ev.pci not in r.gpu:
+        return ""
+    owner = next(
+        (x.rank for x in c.view.ranks.values() if x.node == node and x.gpu and ev.pci in x.gpu), None
+    )
+    who = owner if owner is not None else "?"
+    return tf.PCI_OTHER_NODE.format(xid_node=node, pci=ev.pci, xid_rank=who, node=r.node)
+
+
+_RMA = re.compile(r"\b(?:rma|replace|replacement|swap|return)\b", re.IGNORECASE)
+
+
+def hardware(c: Ctx, m: Match) -> Reply | None:
+    """Hardware or not; when it is not and the tracebacks show a desync, that is the code's part."""
+    base = answer_advice.hardware(c, m)
+    if base is None:
+        return None
+    collateral = answer_checks.named_collateral(c, m)  # "ranks 4 and 6 errored too: bad GPUs as well?"
+    if cleared := answer_checks.node_collateral(c, m):  # "is gpu-01 also bad?": that node first
+        first = base.lead[0].lower() + base.lead[1:] if base.lead[1:2].islower() else base.lead
+        base = reply("hardware", f"{cleared} {first}", base.lines, action=base.action)
+    if "driver" in m.text:  # "what driver is on that box?": the version first
+        base = reply("hardware", f"{answer_more.versions(c, m)} {base.lead}", base.lines, action=base.action)
+    if answer_advice.xid_lines(c):
+        rma = [s for s in (c.entry.fix.steps if c.entry else []) if _RMA.search(s)]
+        step = tf.RMA_NEXT.format(step=rma[0]) if rma and _RMA.search(m.text) else ""
+        code = c.d.verify
+        if _DRAIN.search(m.text) and "drain" in c.d.fix_snippet:  # "exact cmds to drain it": the fitted ones
+            step, code = f"{step} {tj.DRAIN_CMD}".strip(), f"{c.d.verify}\n{c.d.fix_snippet}".strip()
+        lead = " ".join(x for x in (base.lead, collateral, step) if x)
+        return reply("hardware", lead, base.lines, action=base.action, code=code)
+    note = answer_code.desync_note(c)
+    ini = c.view.initiating
+    if not note and ini is not None and f"rank {ini.rank}" not in base.lead.lower():
+        note = tf.started_here(ini.rank, t.category_words(c.view.category), "")  # "a gloo bug?": who began
+    kernel = tf.NO_KERNEL_FAULT.format(rank=ini.rank) if ini is not None else ""
+    if answer_job.no_worker_started(c):  # "is it my code?": it never ran
+        kernel = tf.NO_WORKER_RAN
+    copies = answer_mechanism.copies(c)  # not the node: it was asked to hold a copy per rank
+    lead = " ".join(x for x in (_no_drain(c, m), base.lead, collateral, note, kernel, copies) if x)
+    return reply("hardware", lead, base.lines, action=base.action)
+
+
+#: "do I drain it?", "take the node out?", "cordon it?"
+_DRAIN = re.compile(
+    r"\b(?:drain\w*|cordon\w*|take (?:it|the node|the box) out|pull (?:it|the node|the box))\b"
+)
+
+
+def _no_drain(c: Ctx, m: Match) -> str:
+    """ "Do I drain gpu-02?" for a job with no hardware evidence: no, said first, with the node."""
+    if not _DRAIN.search(m.text):
+        return ""
+    ini = c.view.initiating
+    node = m.node or (ini.node if ini is not None and ini.node else None) or "the node"
+    return tj.NO_DRAIN.format(node=node, what=t.category_words(c.view.category))
+
+
+__all__ = ["hardware", "same_slot"]

@@ -1,0 +1,106 @@
+"""Where one ask of a message ends and the next begins ("which port, who sits on it, cmd to check").
+
+People put two or three asks in one Slack message, joined by `?`, `+`, a dash, `y/n`, `but` or
+`, and`; some asks have no question word at all ("victims?", "restart as is y/n", "timeout value +
+which step"). Split here, each ask is matched to its own intent (`knowledge.intents`) and answered
+with its own sentence (`knowledge.answer_asks`). Kept apart from the matcher: it is plain text rules,
+and the matcher module stays small.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: where one ask ends and another begins: a `?` mid-text, a sentence's end, `+`, a dash, `y/n`, `but`,
+#: `, and why`, `and which` ... (one group: the separator is kept, it says whether the part was asked)
+_ASK_SPLIT = re.compile(
+    r"(\?+\s+|(?<=[a-z0-9)\]`\x27\"])\.\s+(?=[a-z`\x27\"])|\.{2,}\s*|…\s*|\s+\+\s+|\s+[—–]+\s+"
+    r"|\s+-{1,2}\s+(?=[a-z])|\s+y ?/ ?n\b\W*|\s*[,;]?\s+but\s+"
+    r"|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
+    r"does|do|can|should|could|will|were|are)\b)"
+    r"|\s+and\s+(?:also\s+)?(?:(?:at|in|on|from|for|by) )?(?=(?:why|what|which|how|where|when|who)\b)"
+    r"|\s+and\s+(?=(?:do|does|did|should|can|could|is|was|are|were|will) (?:i|we|you|it|they|this|that)\b))"
+)
+_ASKS = re.compile(
+    r"^(?:ok(?:ay)? |so |and |also |hey |then |wait |lead q |ok so )*"
+    r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
+    r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|"  # a bare topic is an ask too ("fix?")
+    r"why|what|whats|which|how|hows|where|when|who|whos|was|wasnt|is|isnt|wtf|explain|any|"
+    r"show|give|paste|tell|are|were|did|didnt|does|do|can|could|should|will|would|has|have)\b"
+)
+#: a separator that asks what came before it: `?`, `y/n` (a bare "victims?" or "restart as is y/n" asks)
+_ASKED = re.compile(r"\?|\by ?/ ?n\b")
+#: a statement put up to be checked ("the loss was fine, pls confirm"): an ask without a question word
+_CHECK_ME = re.compile(
+    r"\b(?:please |can you )?(?:confirm|verify|double[- ]check|sanity[- ]check)(?: please)?$"
+)
+#: `+` joins two asks ("timeout value + what step"), never an ask and its context
+_PLUS = re.compile(r"\s+\+\s+$")
+#: a short topic after a `?` that ends the message asks too ("victims? exit codes")
+MAX_TAIL_WORDS = 3
+#: at most this many asks of one message are answered, each with its own sentence
+MAX_ASKS = 3
+
+
+def asks(q: str) -> list[str]:
+    """The questions in a normalised message that asks several ("which rank went first and why did the
+    rest get killed?"); a clause that asks nothing ("ok so rank 5 oomd") is context, not an ask. A bare
+    topic asked with `?`, `y/n` or `+` ("victims?", "restart as is y/n", "timeout value + which step") is
+    an ask, told the statement before it ("ranks 1-3 in the barrier — victims?"): alone it says too little."""
+    pieces = _ASK_SPLIT.split(q)
+    parts = [_after_context(p.strip(" ,;.!?+-—–")) for p in pieces[::2]]
+    seps = [*pieces[1::2], q[-1:]]
+    out: list[str] = []
+    context = topic = ""  # the statement before, and a bare topic asked just before ("TCPStore??")
+    for i, part in enumerate(parts):
+        if not part:
+            continue
+        plus = bool(_PLUS.match(seps[i]) or (i and _PLUS.match(seps[i - 1])))
+        last = 0 < i == len(parts) - 1 and "?" in seps[i - 1] and len(part.split()) <= MAX_TAIL_WORDS
+        if _ASKS.search(part) or _GUESSING.search(part) or _CHECK_ME.search(part):
+            before = context or topic  # "TCPStore?? what is that": "that" is the topic
+            out.append(f"{before}: {part}" if before and _BACK.search(part) else part)
+            topic = ""
+        elif _ASKED.search(seps[i]) or plus or last:
+            asked = f"{part}?" if "?" in seps[i] else part  # "network?" asks; "network" names
+            out.append(f"{context}: {asked}" if context else asked)
+            topic = part
+        else:
+            context = part  # a statement: kept only for an ask that points back at it
+            continue
+        context = ""
+    return out
+
+
+def bare(part: str) -> bool:
+    """An ask without a question word ("victims?", "network?"): its answer may add nothing."""
+    ask = part.rsplit(": ", 1)[-1]
+    return not (_ASKS.search(ask) or _GUESSING.search(part) or _CHECK_ME.search(ask))
+
+
+#: an ask about the statement just before it ("I hardcode the port. is that it?")
+_BACK = re.compile(
+    r"^(?:is|was|were|are|could|would|does|do|did|will|can) (?:that|this|they|those|these)\b"
+    r"|^(?:what|whats|what is|what does) (?:that|this|it)(?: mean)?$"
+    r"|\b(?:last|first|latest|previous|next|other) (?:\w+ )?one$"
+    r"|\b(?:bump|raise|increase|extend|lower|drop|flip|trust|ignore) (?:it|that|this|them)\b"
+)
+
+
+#: a clause offering a guess ("smells like a network blip", "pretty sure the box is flaky"): it asks to
+#: be checked, as "is it the network?" would, even with no question word
+_GUESSING = re.compile(
+    r"\b(?:smells|looks|sounds|feels|seems) like\b|\bpretty sure\b|\bi (?:think|bet|suspect|reckon)\b"
+    r"|\bmy (?:guess|bet) is\b"
+)
+
+
+#: "for the weekly report: how far did it get" — a short lead-in before a colon is context
+_LEAD_IN = re.compile(r"^[^:?]{1,40}:\s+(?=\S)")
+
+
+def _after_context(part: str) -> str:
+    if _ASKS.search(part):
+        return part
+    rest = _LEAD_IN.sub("", part, count=1)
+    return rest if _ASKS.search(rest) else part

@@ -168,3 +168,21 @@ def test_equal_enqueued_counts_name_no_rank(diagnose_dir: Run, tmp_path: Path) -
         for r in range(4)
     )
     assert diagnose_dir(_log(tmp_path, log)).initiating.rank is None
+
+
+def test_an_uncorrectable_ecc_error_explains_the_cuda_errors_after_it(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/code/megatron/training.py", line 381, in train_step\n'
+        "    loss = model[0].train_batch(data_iter=data_iterator)\n"
+        '  File "/env/lib/python3.8/site-packages/torch/autograd/__init__.py", line 145, in backward\n'
+        "    Variable._execution_engine.run_backward(\n"
+        "RuntimeError: transform: failed to synchronize: cudaErrorECCUncorrectable: uncorrectable ECC error encountered\n"
+        "Traceback (most recent call last):\n"
+        '  File "/code/megatron/initialize.py", line 140, in _compile_dependencies\n'
+        "    torch.distributed.barrier()\n"
+        "RuntimeError: CUDA error: out of memory\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "gpu_hardware_xid"

@@ -8,6 +8,7 @@ on this node, the shortfall of this OOM, the runner-up of this verdict).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
@@ -17,6 +18,7 @@ from knowledge import (
     answer_checks,
     answer_code,
     answer_fixfit,
+    answer_job,
     answer_launcher,
     answer_mechanism,
     answer_more,
@@ -118,6 +120,8 @@ def fix(c: Ctx, m: Match) -> Reply | None:
         facts = t.kill_fix_facts(str(ini.rank), k.pid, rss)
     elif ini is not None:
         facts = t.failure_on(t.category_words(v.category), ini.rank, ini.node)
+    elif (end := answer_job.scheduler_end(c)) is not None:  # no rank started it: the scheduler's end
+        facts = answer_job.end_sentence(end)
     steps = list(c.entry.fix.steps) if c.entry else [c.d.fix]
     snippet = c.d.fix_snippet or (fill(c.entry.fix.snippet, JobFacts()).strip() if c.entry else "")  # fitted
     asked, command = answer_fixfit.fitted(c, m)  # the code line, a grep, the batch step, fp16 or not
@@ -144,9 +148,11 @@ def verify(c: Ctx, m: Match) -> Reply | None:
     command = c.d.verify or (c.entry.verify if c.entry else "")
     if not command:
         return None
+    if (limit := answer_job.limit_check(c, m)) is not None:
+        return replace(limit, intent="verify")  # "how do I check what limit it had": the accounting
     ini = c.view.initiating
     lead = t.VERIFY_LEAD
-    action = c.entry.faq.cheapest_confirmation if c.entry else ""
+    action = _own_action(c.entry.faq.cheapest_confirmation, command) if c.entry else ""
     if ini is not None and ini.last_step is not None:
         action = (t.verify_then(ini.rank, ini.last_step) + " " + action).strip()
     if desync := answer_code.desync_note(c):  # what must hold after the fix: every rank, same call
@@ -164,9 +170,11 @@ def check_command(c: Ctx, m: Match) -> Reply | None:
     held = answer_quote.port(c, m)  # "what's holding it?": the port, then the command that shows its holder
     if held is not None and held.code:
         return held
+    if (limit := answer_job.limit_check(c, m)) is not None:
+        return limit
     ini = c.view.initiating
     node = ini.node if ini is not None and ini.node else "the node that failed"
-    action = c.entry.faq.cheapest_confirmation if c.entry else ""
+    action = _own_action(c.entry.faq.cheapest_confirmation, command) if c.entry else ""
     victims = answer_launcher.named_victims(
         c, m.ranks
     )  # "r1-3 errored too? + cmd to check": they were victims
@@ -207,6 +215,8 @@ def explain(c: Ctx, m: Match) -> Reply | None:
     )
     if number := answer_more.collective_number(m):  # "what does 'all_reduce #5' mean? #5 of what?"
         lead += " " + number
+    if saved := answer_quote.saving_note(c, term.name):  # the term is in the failing line of a save
+        lead += " " + saved
     if _WOULD_HELP.search(m.text) and c.view.numbers.oom is not None and term.name in _ALLOCATOR_TERMS:
         lead += " " + t.fix_for_job(_oom_facts(c))  # "would expandable_segments have saved us here?"
     elif _CAUSE_Q.search(m.text) and (step := _step_about(c, f"{term.name} {term.text}")):
@@ -306,10 +316,28 @@ def _doing_text(c: Ctx, r: RankView) -> str:
     return "no error line" if r.role == "healthy" else "no log"
 
 
+#: a question about how long a fix takes, not how to do it ("eta?", "how much work is it?")
+_TIME_Q = re.compile(
+    r"\bhow (?:long|much (?:time|work|effort)|hard|quick|fast|big a job)\b|\beta\b|\beffort\b"
+    r"|\btime to fix\b|\btake to fix\b|\b(?:minutes|hours|days)\b"
+)
+
+
 def fix_time(c: Ctx, m: Match) -> Reply | None:
-    if c.entry is None:
+    """How long the fix takes (the entry's FAQ), only when that is what was asked: a how-to question
+    that shares the words ("what do I put in the sbatch so next time…") gets the fix, not this."""
+    if c.entry is None or not _TIME_Q.search(m.text):
         return None
     return reply("fix_time", c.entry.faq.fix_time)
+
+
+def _own_action(action: str, command: str) -> str:
+    """The FAQ's confirmation, unless it only says the command again (`sacct …` twice)."""
+    only = action.strip().rstrip(".").strip()
+    if not (only.startswith("`") and only.endswith("`") and only.count("`") == 2):
+        return action
+    words = set(re.split(r"[\s,]+", only.strip("`")))
+    return "" if words <= set(re.split(r"[\s,]+", command)) else action
 
 
 def history(c: Ctx, m: Match) -> Reply | None:

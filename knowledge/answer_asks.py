@@ -98,7 +98,14 @@ def with_cause(base: Reply, cause: Reply | None) -> Reply:
 
 
 def with_lead(base: Reply, lead: str, lines: Sequence[EvidenceLine]) -> Reply:
-    """`base` with a later ask's sentence after its lead (and that answer's first line)."""
+    """`base` with a later ask's sentence after its lead (and that answer's first line); a lead that
+    ends "run this:" gets its one-line command inline first, so the next sentence does not follow the
+    colon as if it were the command."""
     shown = base.lines + [ln for ln in lines if ln not in base.lines]
     more = [f"{ln.source}:{ln.line} {ln.text}" for ln in lines if ln not in base.lines]
-    return replace(base, lead=f"{base.lead} {lead}", lines=shown, material=[*base.material, lead, *more])
+    first, code = base.lead, base.code
+    if first.rstrip().endswith(":") and code and "\n" not in code:
+        first, code = f"{first} `{code}`.", ""
+    return replace(
+        base, lead=f"{first} {lead}", lines=shown, code=code, material=[*base.material, lead, *more]
+    )

@@ -14,7 +14,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_code, answer_job, answer_silent
+from knowledge import answer_code, answer_job, answer_launcher, answer_silent
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import watchdog
@@ -77,6 +77,10 @@ def guess(c: Ctx, m: Match) -> Reply | None:
     what = t.category_words(c.view.category) + (f" while {phase_words(ini.phase)}" if ini.phase else "")
     seen = _SEEN.get(name)
     shown = [*c.view.evidence, *(r.first_line for r in c.view.ranks.values() if r.first_line is not None)]
+    theirs = answer_launcher.named_victims(c, m.ranks) if m.ranks else ""
+    if theirs and c.view.category in categories:  # "ranks 1-3 also have disk problem?": no, rank 0 had
+        lead = tf.GUESS_NOT_THEIRS.format(name=name, rank=ini.rank, what=what)
+        return reply("alternatives", f"{lead} {theirs}", c.view.key_line())
     if c.view.category in categories or (seen is not None and any(seen.search(ln.text) for ln in shown)):
         return reply(
             "alternatives", tf.GUESS_YES.format(name=name, rank=ini.rank, what=what), c.view.key_line()
@@ -171,10 +175,12 @@ def backend(c: Ctx, m: Match) -> Reply | None:
 
 
 _CULPRIT_Q = re.compile(
-    r"\b(?:do|did|does) (?:anything|something) wrong\b|\b(?:the )?(?:culprit|to blame|at fault|responsible)\b"
+    r"\b(?:do|did|does) (?:anything|something) wrong\b"
+    r"|\b(?:the )?(?:culprit|to blame|at fault|responsible|guilty)\b"
     r"|\b(?:is|was) (?:it|rank \d+|that rank) (?:the )?(?:cause|problem|one)\b"
-    r"|\bcaused? (?:it|this|the failure)\b"
+    r"|\bcaused? (?:it|this|the failure)\b|\bwhich (?:one|of (?:them|the two|those|these|both))\b"
 )
+_WHICH_OF = re.compile(r"\bwhich (?:one|of (?:them|the two|those|these|both))\b")
 
 
 def culprit_verdict(c: Ctx, m: Match) -> str:
@@ -182,10 +188,14 @@ def culprit_verdict(c: Ctx, m: Match) -> str:
     ini = c.view.initiating
     if m.rank is None or ini is None or not _CULPRIT_Q.search(m.text):
         return ""
-    if m.rank == ini.rank:
-        return tf.CULPRIT_YES.format(rank=m.rank)
     role = c.view.ranks.get(m.rank)
     what = "collateral" if role is not None and role.role == "collateral" else "not the one that started it"
+    if _WHICH_OF.search(m.text):  # a choice between two ranks: the one that started it, named first
+        other = next((r for r in m.ranks if r != ini.rank), None)
+        was = "" if other is None else " " + tf.CULPRIT_OTHER.format(rank=other, what=what)
+        return tf.CULPRIT_WHICH.format(ini=ini.rank) + was
+    if m.rank == ini.rank:
+        return tf.CULPRIT_YES.format(rank=m.rank)
     return tf.CULPRIT_NO.format(rank=m.rank, what=what, ini=ini.rank)
 
 

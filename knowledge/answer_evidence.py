@@ -65,8 +65,17 @@ def loss(c: Ctx, m: Match) -> Reply:
     elif ini is None and (end := answer_job.scheduler_end(c)) is not None:  # then the scheduler ended it
         lead += " " + answer_job.end_sentence(end)
         lines.append(end.line)
-    steps = _steps_asked(c, m) if _WHAT_NOW.search(m.text) else []
+    if _LR_OR_DATA.search(m.text):  # "lr too high? or bad data?": what the logged values can tell
+        spiked = tf.LOSS_SPIKE.split("{", 1)[0] in lead  # the trend sentence said it rose
+        lead = f"{tf.LOSS_READS_LR if spiked else tf.LOSS_READS_DATA} {lead}"
+    steps = _steps_asked(c, m) if _WHAT_NOW.search(m.text) or _LR_OR_DATA.search(m.text) else []
     return reply("loss", lead, lines, bullets=steps)
+
+
+#: a choice between the two usual causes of a NaN loss
+_LR_OR_DATA = re.compile(
+    r"\b(?:lr|learning rate|warm-?up)\b.{0,40}\bor\b|\bor\b.{0,40}\b(?:lr|learning rate)\b"
+)
 
 
 #: "should I just lower the LR or hunt for a bad batch?": what to do, after the values

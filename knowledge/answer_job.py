@@ -152,6 +152,16 @@ def story(c: Ctx, m: Match | None = None, intent: str = "which_rank") -> Reply |
     return reply(intent, lead, [end.line, *lines, *shown], code=code)
 
 
+def limit_check(c: Ctx, m: Match) -> Reply | None:
+    """ "How do I check what limit it had?": the scheduler's accounting command for this job's id (the
+    limit is not in the logs); None unless the scheduler ended the job and the limit is asked about."""
+    end = scheduler_end(c) if c.view.initiating is None else None
+    if end is None or not _LIMIT_Q.search(m.text):
+        return None
+    code = f"sacct -j {end.job.split('.')[0]} -o JobID,State,Elapsed,Timelimit"
+    return reply("command", f"{tj.LIMIT_UNKNOWN} `{code}`. {end_sentence(end)}", [end.line])
+
+
 def _no_worker(c: Ctx, intent: str) -> Reply:
     what = t.category_words(c.view.category)
     line = c.view.evidence[0] if c.view.evidence else None
@@ -184,6 +194,7 @@ __all__ = [
     "end_sentence",
     "last_progress",
     "length",
+    "limit_check",
     "no_single_rank",
     "no_worker_started",
     "rank_signalled",

@@ -47,6 +47,12 @@ def ranks_per_node(c: Ctx) -> tuple[int, str] | None:
 def cause_line(c: Ctx) -> EvidenceLine | None:
     """The line of the user's code the verdict kept (the source line under a user frame): the call
     that builds the copy (`get_state_dict(…, full_state_dict=True)`)."""
+    found = _cause(c)
+    return found[0] if found is not None else None
+
+
+def _cause(c: Ctx) -> tuple[EvidenceLine, str] | None:
+    """The user's code line under its frame, with the frame's `train.py line 174`."""
     lines = {(ln.source, ln.line): ln for ln in pool(c)}
     for ln in c.view.evidence:
         above = lines.get((ln.source, ln.line - 1))
@@ -54,8 +60,18 @@ def cause_line(c: Ctx) -> EvidenceLine | None:
             continue
         frame = _FRAME.search(above.text)
         if frame is not None and _LIBRARY.search(frame.group(1)) is None:
-            return ln
+            return ln, f"{frame.group(1).rsplit('/', 1)[-1]} line {frame.group(2)}"
     return None
+
+
+def cause_sentence(c: Ctx) -> str:
+    """ "In this job the copy is built here: `…` (train.py line 174, console.log:25)." ("" if unknown).
+    Why the file and line of the code: that is where the reader edits, the log line only shows it."""
+    found = _cause(c)
+    if found is None:
+        return ""
+    line, at = found
+    return tj.CAUSE_LINE.format(code=code_of(line), ref=f"{at}, {ref(line)}")
 
 
 def code_of(ln: EvidenceLine) -> str:
@@ -83,9 +99,7 @@ def in_code(c: Ctx) -> str:
     """This job's code line that builds the copy, and how many copies its node held ("" when unknown)."""
     if not per_rank(c):
         return ""
-    line = cause_line(c)
-    code = tj.CAUSE_LINE.format(code=code_of(line), ref=ref(line)) if line is not None else ""
-    return " ".join(x for x in (code, copies(c)) if x)
+    return " ".join(x for x in (cause_sentence(c), copies(c)) if x)
 
 
 def mechanism(c: Ctx) -> str:
@@ -93,9 +107,16 @@ def mechanism(c: Ctx) -> str:
     if c.entry is None:
         return ""
     first = c.entry.root_cause.split(". ")[0].rstrip(".") + "."
-    line = cause_line(c)
-    code = tj.CAUSE_LINE.format(code=code_of(line), ref=ref(line)) if line is not None else ""
-    return " ".join(x for x in (first, code, copies(c)) if x)
+    return " ".join(x for x in (first, cause_sentence(c), copies(c)) if x)
 
 
-__all__ = ["cause_line", "code_of", "copies", "in_code", "mechanism", "per_rank", "ranks_per_node"]
+__all__ = [
+    "cause_line",
+    "cause_sentence",
+    "code_of",
+    "copies",
+    "in_code",
+    "mechanism",
+    "per_rank",
+    "ranks_per_node",
+]

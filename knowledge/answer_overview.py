@@ -9,10 +9,7 @@ fact handlers (`answer_facts`, `answer_advice`) rather than repeating them.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import replace
-from pathlib import Path
-from types import MappingProxyType
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
@@ -22,6 +19,7 @@ from knowledge import (
     answer_advice,
     answer_checks,
     answer_code,
+    answer_debug,
     answer_evidence,
     answer_facts,
     answer_fixfit,
@@ -36,9 +34,7 @@ from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, launcher_exits, seconds_between
-from knowledge.schema import DATA_DIR
 
-DEBUG_PATH = DATA_DIR / "debug.toml"
 _INTACT = re.compile(
     r"\b(?:corrupt\w*|broken|incomplete|partial|usable|valid|intact|written|complete\w*|ok|safe|finish\w*"
     r"|done|restart from|resume from|load|good|fine|trust\w*|use it|garbage|truncated|readable|there)\b"
@@ -48,12 +44,6 @@ _CALL_QUESTION = re.compile(r"\b(?:call|function|frame|line of (?:my|our|the) co
 _SAVING = re.compile(
     r"[Ss]aving (?:model )?checkpoint[^/]*?(?:/\S*/)?((?:checkpoint|ckpt|global_step)[-_]?\d+[\w.]*)"
 )
-
-
-def load_debug(path: Path | None = None) -> MappingProxyType[str, tuple[str, ...]]:
-    """What to turn on to see more, by category (`default` for the rest)."""
-    raw = tomllib.loads((path or DEBUG_PATH).read_text(encoding="utf-8"))
-    return MappingProxyType({k: tuple(str(x) for x in v) for k, v in raw.get("debug", {}).items()})
 
 
 def summary(c: Ctx, m: Match) -> Reply | None:
@@ -168,8 +158,12 @@ def _rank_why(c: Ctx, m: Match) -> Reply | None:
     if r is not None and _PID_Q.search(m.text) and (pid := answer_launcher.main_pid(c, r)):
         extra = f"{pid} {extra}".strip()  # "main proc pid of that rank?": the launcher's, not the worker's
     note = answer_code.desync_note(c)
-    if note and ini is not None and (m.rank is None or m.rank == ini.rank):
-        extra = f"{note} {extra}".strip()
+    if (
+        note
+        and ini is not None
+        and (m.rank is None or m.rank == ini.rank or (r is not None and r.role == "collateral"))
+    ):
+        extra = f"{note} {extra}".strip()  # a collateral rank of a desync: the odd one's call says why
     verdict = answer_checks.culprit_verdict(c, m)
     if verdict and r is not None and r.role != "initiating" and (copies := answer_mechanism.copies(c)):
         extra = f"{extra} {copies}".strip()  # its traceback is in the same save: every rank built a copy
@@ -297,11 +291,15 @@ def restart(c: Ctx, m: Match) -> Reply | None:
 def _restart(c: Ctx, m: Match) -> Reply | None:
     base = answer_advice.restart(c, m)
     ini = c.view.initiating
+    if base is not None and c.view.category == "gpu_hardware_xid" and ini is not None and ini.node:
+        return replace(base, lead=f"{base.lead} {tf.XID_ELSEWHERE.format(node=ini.node)}")
     if base is None or ini is None or not base.lead.startswith("Maybe"):
         return base
     step = f" at step {ini.last_step}" if ini.last_step is not None else ""
     lead = f"{base.lead} {tf.started_here(ini.rank, t.category_words(c.view.category), step)}"
     note = answer_code.desync_note(c)
+    if note:  # the tracebacks show the cause: different calls in the code, not chance
+        note = f"{note} {tf.DESYNC_RECURS}"
     steps = c.debug.get(c.view.category) or c.debug.get("default") or []
     if answer_silent.silent(ini) and steps:  # a rank that stalled without an error: restart blind, it hangs
         note = f"{note} {tf.INVESTIGATE_FIRST.format(rank=ini.rank, step=steps[0])}".strip()
@@ -343,6 +341,8 @@ def alternatives(c: Ctx, m: Match) -> Reply | None:
 
 
 hardware = answer_node.hardware
+debug = answer_debug.debug
+load_debug = answer_debug.load_debug
 
 
 def versions(c: Ctx, m: Match) -> Reply | None:
@@ -364,16 +364,6 @@ def changed(c: Ctx, m: Match) -> Reply | None:
     if base is None:
         return None
     return reply("changed", f"{tf.ONLY_THIS_RUN} {base.lead}", base.lines)
-
-
-def debug(c: Ctx, m: Match) -> Reply | None:
-    """What to turn on to see more the next time this failure mode happens."""
-    steps = c.debug.get(c.view.category) or c.debug.get("default")
-    if not steps:
-        return None
-    ini = c.view.initiating
-    lead = tf.debug_lead(t.category_words(c.view.category), ini.rank if ini else None)
-    return reply("debug", lead, c.view.key_line(), bullets=steps)
 
 
 __all__ = [

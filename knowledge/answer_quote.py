@@ -96,7 +96,25 @@ def quote(c: Ctx, m: Match, raw: str = "", words: bool = True) -> Reply | None:
     meaning = t.term(term.name, term.text) if term is not None else ""
     role = _role(c, ln)
     lead = tf.QUOTED.format(frag=frag, ref=ref(ln), role=role, meaning=meaning).strip()
+    if role == _verdict_role(c) and (note := saving_note(c)):
+        lead += " " + note
     return reply("quote", re.sub(r"\s+", " ", lead), [ln])
+
+
+def saving_note(c: Ctx, term: str = "") -> str:
+    """ "It came while rank 0 was saving `checkpoint-4.pt` (…)": the save the failing line cut short,
+    when the failing rank was saving (and, given a term, the failing line says it); else ""."""
+    ini = c.view.initiating
+    if ini is None or ini.phase != "checkpoint_save" or (saving := saving_line(c)) is None:
+        return ""
+    if term and (ini.first_line is None or term.lower() not in ini.first_line.text.lower()):
+        return ""
+    return tf.QUOTED_SAVING.format(rank=ini.rank, name=saving[0], ref=ref(saving[1]))
+
+
+def _verdict_role(c: Ctx) -> str:
+    ini = c.view.initiating
+    return tf.QUOTED_VERDICT.format(what=t.category_words(c.view.category), rank=ini.rank if ini else "?")
 
 
 def _role(c: Ctx, ln: EvidenceLine) -> str:
@@ -152,7 +170,15 @@ def saving_line(c: Ctx) -> tuple[str, EvidenceLine] | None:
     return hits[-1] if hits else None
 
 
-_PORT = re.compile(r"\bport:? ?=?([0-9]{2,5})\b|:([0-9]{4,5})\b(?![0-9.])", re.IGNORECASE)
+#: `port: 54661`, `MASTER_PORT=29500`, or a host's `10.0.0.5:29500` / `gpu-01:29500` / `localhost:29500`;
+#: never a `key:value` whose key is a word (`UID:1000`) nor a clock (`03:14:05`): a host starts with a
+#: letter and has a digit or a dot, or is an IP address or localhost
+_PORT = re.compile(
+    r"\bport:? ?=?([0-9]{2,5})\b"
+    r"|(?<![\w.:-])(?:localhost|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[a-z][\w-]*[0-9.][\w.-]*|\[[0-9a-f:]+\])"
+    r":([0-9]{4,5})\b(?![0-9.:])",
+    re.IGNORECASE,
+)
 
 
 def port(c: Ctx, m: Match) -> Reply | None:
@@ -172,7 +198,11 @@ def port(c: Ctx, m: Match) -> Reply | None:
             if _HOLDER.search(m.text) and command:  # "how do I see what's holding the port?"
                 return reply("port", f"{lead} {tf.PORT_HOLDER}", [ln], code=command)
             return reply("port", lead, [ln])
-    return None
+    ini = c.view.initiating
+    if ini is None:
+        return None
+    what = t.category_words(c.view.category)  # no port in any kept line: say so, and what it was instead
+    return reply("port", tf.PORT_NONE.format(what=what, rank=ini.rank), c.view.key_line())
 
 
 #: torchrun's `--master-port` when none is given (and `MASTER_PORT` is unset)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
-from knowledge import answer_facts, answer_quote
+from knowledge import answer_facts, answer_guesses, answer_quote
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import seconds_between
@@ -120,8 +120,9 @@ def _gap(seconds: float, coarse: bool) -> str:
 
 
 def when(c: Ctx, m: Match) -> Reply | None:
-    """The gap between two named events when the question names them, else the job's timeline."""
-    return between(c, m) or answer_facts.when(c, m)
+    """How long it had been running when asked; the gap between two named events when the question
+    names them; else the job's timeline."""
+    return answer_guesses.running(c, m) or between(c, m) or answer_facts.when(c, m)
 
 
 __all__ = ["between", "when"]

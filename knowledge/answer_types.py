@@ -58,7 +58,11 @@ def reply(
     code: str = "",
 ) -> Reply:
     """A `Reply` whose material is exactly what it says (the lead, the lines, the steps, the action)."""
-    shown, steps = list(lines), list(bullets)
+    shown: list[EvidenceLine] = []
+    steps = list(bullets)
+    for ln in lines:  # a line two facts cite is shown once
+        if not any(x.source == ln.source and x.line == ln.line for x in shown):
+            shown.append(ln)
     material = [lead, *(f"{ln.source}:{ln.line} {ln.text}" for ln in shown), *steps]
     material += [x for x in (code, action) if x]
     return Reply(intent, material, known, lead, shown, steps, action, code)

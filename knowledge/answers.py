@@ -26,6 +26,7 @@ from knowledge import (
     answer_complaint,
     answer_evidence,
     answer_facts,
+    answer_guesses,
     answer_lines,
     answer_memory,
     answer_overview,
@@ -52,9 +53,31 @@ from knowledge.schema import Entry, Xid
 __all__ = ["AnswerBook", "Answerer", "Reply"]
 
 #: a guess at the cause put as a question ("was it the network?", "could the disk have done this?")
+_CAUSES = (
+    r"(?:network|infiniband|interconnect|nic|ib|disk|storage|filesystem|nfs|data ?loader|dataset|scheduler"
+    r"|slurm|preempt\w*)"
+)
 _GUESS = re.compile(
-    r"\b(?:is|was|could|might) (?:it|this|that)\b[^?]{0,30}?\b(?:the )?(?:network|infiniband|interconnect"
-    r"|disk|storage|filesystem|nfs|data ?loader|dataset|scheduler|slurm|preempt\w*)\b"
+    r"\b(?:is|was|could|might) (?:it|this|that)\b[^?]{0,30}?\b(?:the )?" + _CAUSES + r"\b"
+    # "does that mean the network broke?", "so the IB died?": a cause read into a line, to be checked
+    r"|\b(?:does|did|do) (?:that|this|it|those|these|they) (?:mean|imply|suggest|point to)\b[^?]{0,30}?\b"
+    + _CAUSES
+    + r"\b"
+    r"|\b(?:the )?" + _CAUSES + r" (?:broke|break|died|failed|went down|dropped|glitched|flaked)\b"
+    # "ranks 1 2 3 … they also have disk problem?": the named ranks' own share of the cause
+    r"|\b(?:they|those|these|ranks? \d+(?:(?:,? and |, ?| & |-| )\d+)*) (?:all |also |too |as well )*"
+    r"(?:have|had|has|got|hit|see|saw)"
+    r"\b[^?]{0,12}?\b" + _CAUSES + r"\b"
+)
+#: "how does that mean the disk is full?": asks how a line says it, not a guess to check
+_HOW_MEANS = re.compile(
+    r"\bhow (?:does|did|do|is|would|can) (?:that|this|it|the \w+) (?:mean|imply|say|show)\b"
+)
+#: an ask that only asks how to do what the ask before it named ("how do i find out", "how do I check")
+_HOW_SO = re.compile(
+    r"^(?:and |so |ok )?how (?:do|can|would|should) (?:i|we|you) "
+    r"(?:find (?:it |that )?out|check|see|tell|know|do (?:it|that|this)|get (?:it|that|this))"
+    r"(?: (?:it|that|this|them))?\W*$"
 )
 #: two senders offered ("was that slurm enforcing --mem or the kernel?"): asks who sent the kill, which
 #: the failing rank's answer says (the OOM killer's SIGKILL), not a check of one guess
@@ -161,6 +184,11 @@ class Answerer:
             first = whole if whole.intent == first.intent else first
         out = first
         for part, later in zip(parts[1:], replies[1:], strict=True):
+            if later.intent == "help":  # "… which layer made the inf? how do i find out": the message says
+                whole = self.asked(question)
+                if whole.intent == first.intent and _HOW_SO.search(part):
+                    continue  # "which layer made the inf? how do i find out": the first answer says how
+                later = whole if whole.intent != "help" else later
             out = answer_asks.add(out, part, later)
         return out
 
@@ -190,7 +218,11 @@ class Answerer:
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
         if (killed := answer_evidence.sigkill_check(self.ctx, m)) is not None:
             return killed  # "'killed by signal: Killed' -- a sigkill?": the signal, and who may have sent it
-        guess = _GUESS.search(m.text) and not _CHOICE.search(m.text)
+        if (
+            checked := answer_guesses.hang_guess(self.ctx, m) or answer_guesses.allocator_try(self.ctx, m)
+        ) is not None:
+            return checked  # "it was hang maybe?", "cant we just set expandable_segments?": checked first
+        guess = _GUESS.search(m.text) and not _CHOICE.search(m.text) and not _HOW_MEANS.search(m.text)
         if guess and (checked := answer_overview.alternatives(self.ctx, m)) is not None:
             return checked  # "so was it the network?? gloo says …": the guess first, whatever else it names
         if _MEANING.search(m.text) and (quoted := answer_quote.quote(self.ctx, m, question)) is not None:

@@ -26,7 +26,11 @@ _ASKS = re.compile(
     r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
     r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|"  # a bare topic is an ask too ("fix?")
     r"why|what|whats|which|how|hows|where|when|who|whos|was|wasnt|is|isnt|wtf|explain|any|"
-    r"show|give|paste|tell|are|were|did|didnt|does|do|can|could|should|will|would|has|have)\b"
+    r"show|give|paste|tell|are|were|did|didnt|does|do|can|could|should|will|would|has|have|"
+    r"cant|cannot|couldnt|shouldnt|wont|wouldnt|dont|doesnt|arent|werent)\b"
+    # a request put as a noun ("exact command to see who holds the port", "steps to resume")
+    r"|^(?:the |an? )?(?:exact |right |correct |quickest |best |one[- ]line |safe )?"
+    r"(?:command|commands|cmd|steps|way|script|line|snippet|config) (?:to|for)\b"
 )
 #: a separator that asks what came before it: `?`, `y/n` (a bare "victims?" or "restart as is y/n" asks)
 _ASKED = re.compile(r"\?|\by ?/ ?n\b")
@@ -57,6 +61,13 @@ def asks(q: str) -> list[str]:
             continue
         plus = bool(_PLUS.match(seps[i]) or (i and _PLUS.match(seps[i - 1])))
         last = 0 < i == len(parts) - 1 and "?" in seps[i - 1] and len(part.split()) <= MAX_TAIL_WORDS
+        if part.startswith("or ") and out and "?" in seps[i - 1] and not _ASKS.search(part[3:]):
+            out[-1] = f"{out[-1].rstrip('?')} {part}"  # "lr too high? or bad data?": one ask, a choice
+            continue
+        if _WHICH_OF.search(part) and out and topic:  # "rank 0's traceback, rank 2's kill?? which one is it"
+            out[-1] = f"{out[-1].rstrip('?')}: {part}"  # one ask: the choice needs both sides it is between
+            topic = context = ""
+            continue
         if _ASKS.search(part) or _GUESSING.search(part) or _CHECK_ME.search(part):
             before = context or topic  # "TCPStore?? what is that": "that" is the topic
             out.append(f"{before}: {part}" if before and _BACK.search(part) else part)
@@ -85,6 +96,10 @@ _BACK = re.compile(
     r"|\b(?:last|first|latest|previous|next|other) (?:\w+ )?one$"
     r"|\b(?:bump|raise|increase|extend|lower|drop|flip|trust|ignore) (?:it|that|this|them)\b"
 )
+
+
+#: a choice between the things just said ("which one is the culprit", "which of them do I chase")
+_WHICH_OF = re.compile(r"^(?:so |ok |then )?which (?:one|of (?:them|the two|those|these|both))\b")
 
 
 #: a clause offering a guess ("smells like a network blip", "pretty sure the box is flaky"): it asks to

@@ -291,8 +291,8 @@ def named_rank(q: str) -> int | None:
 #: a list or range of ranks: "ranks 4, 6 and 7", "ranks 0-2", "ranks 0 to 3"
 _RANK_LIST = re.compile(
     r"\branks\s+(\d{1,6}(?:\s*(?:,|and|&|or|-|to|through)\s*\d{1,6})*)"
-    r"|\brank\s+(\d{1,6}(?:\s*(?:,|and|&|or)\s*\d{1,6}\b"
-    r"(?! ?(?:s|sec|secs|seconds|min|mins|minutes|gib|gb|mb)\b))+)"
+    r"|\brank\s+(\d{1,6}(?:(?:\s*(?:,|and|&|or)\s*|\s+)\d{1,6}\b"
+    r"(?![.:]\d)(?! ?(?:s|sec|secs|seconds|min|mins|minutes|gib|gb|mb|x)\b))+)"
 )
 #: a range inside such a list, kept small: a question never means thousands of ranks one by one
 _RANGE = re.compile(r"(\d{1,6})\s*(?:-|to|through)\s*(\d{1,6})")

@@ -84,7 +84,7 @@ def started_here(rank: int, what: str, step: str) -> str:
 
 def debug_lead(what: str, rank: int | None) -> str:
     on = f" on rank {rank}" if rank is not None else ""
-    return f"To see more the next time ({what}{on}), run with:"
+    return f"To see more the next time ({what}{on}), first:"
 
 
 def no_step(rank: int, other: str) -> str:
@@ -182,6 +182,7 @@ COMPLAINT_MEANS = "What it means:"
 # ------------------------------------------------ checking a guess (knowledge/answer_checks.py)
 GUESS_YES = "Yes, it points at {name}: rank {rank} failed first, with {what}."
 GUESS_NO = "Not {name}, by this job's evidence: rank {rank} failed first, with {what}. {echo}"
+GUESS_NOT_THEIRS = "No, not of their own: {name} was rank {rank}'s problem ({what})."
 GUESS_ECHO = (
     "The errors on rank(s) {ranks} came after it: they are collateral (their peer rank {rank} went away), "
     "not a fault of their own."
@@ -268,6 +269,8 @@ BACKEND_WORDS = {
 }
 CULPRIT_YES = "Yes: rank {rank} is the one whose failure started it."
 CULPRIT_NO = "No: rank {rank} was {what}; rank {ini} started it."
+CULPRIT_WHICH = "Rank {ini} is the one whose failure started it."
+CULPRIT_OTHER = "Rank {rank} was {what}."
 LAUNCHER_ENDED = (
     "The launcher's summary shows rank {rank} ended with exitcode {code}{signal} ({ref}): it was stopped"
     "{after}, it did not fail by itself."
@@ -287,6 +290,7 @@ def in_call(func: str, file: str, line: int, code: str, inner: str) -> str:
 
 
 QUOTED = "`{frag}` is from {ref}{role}. {meaning}"
+QUOTED_SAVING = "It came while rank {rank} was saving `{name}` ({ref}): that file was cut short."
 QUOTED_MEANS = "`{frag}` is how it says it: {meaning}"
 QUOTED_VERDICT = ": the line of {what} on rank {rank}, the failure that started it"
 QUOTED_JOB = ": the line of {what}, the failure this job ended with"
@@ -336,6 +340,15 @@ GAPS_NONE = (
 LOSS_TREND = "The last logged losses ({who}, steps {first}–{last}): {values}."
 LOSS_FLAT = "No spike in those logged values (range {low}–{high}); the last one was {value} at step {step}."
 LOSS_SPIKE = "The loss rose before the end: {value} at step {step}, against {median} typical before it."
+LOSS_READS_LR = (
+    "More likely the learning rate (or a warm-up too short) than one bad batch: the loss climbed before "
+    "the NaN, which is how a learning rate too high shows; the logs alone cannot prove either."
+)
+LOSS_READS_DATA = (
+    "More likely one batch (or one op on it) than the learning rate: the loss was not climbing and then "
+    "went NaN at once, while a learning rate too high usually shows as a rising loss first. The logs "
+    "alone cannot prove either: `torch.autograd.set_detect_anomaly(True)` on a short repro names the op."
+)
 LOSS_THEN = "Then rank {rank} failed with {what} ({ref})."
 LOSS_NONE = "No loss values are in the lines Denpex read (no progress line prints a loss)."
 GAP_SCHEDULER = (
@@ -357,3 +370,16 @@ EVENT_GAP = "{gap} between them: {first} at {at_a} ({ref_a}), {second} at {at_b}
 EVENT_ABOUT = "About {about} ({exact} counted from the launcher's summary, which gives whole seconds)"
 LAST_GOOD_STEP = "The last step rank {rank} logged before step {failed}, where it failed, was {step} ({ref})."
 GAP_ENGINE = "the {what} ({action})"
+
+DESYNC_RECURS = (
+    "A desync in the code is not a fluke: it happens again on every run that takes the same code path, "
+    "until every rank makes the same call in the same order."
+)
+XID_ELSEWHERE = (
+    "The job itself can go back on now, away from {node}: resubmit excluding it (Slurm `--exclude={node}`) "
+    "while {node} is drained and tested."
+)
+PORT_NONE = (
+    "No port appears in this job's kept lines: it failed with {what} on rank {rank}, not a port or "
+    "rendezvous problem."
+)

@@ -122,3 +122,41 @@ NO_FP16_LINES = (
     "(`torch.autograd.set_detect_anomaly(True)` for a few steps names the op)."
 )
 FP16_LINES = "The logs show fp16 loss scaling at work ({ref}): switching to bf16 removes the overflow."
+
+# ---------------------------------------------------------------- how long it ran, guesses checked
+RUNNING_FOR = (
+    "It had been running {length} when rank {rank} failed: the job's first log line is at {start}, "
+    "rank {rank}'s failure at {at}."
+)
+RAN_UNTIL = "Its last line came at {end}, {length} after the first."
+NOT_HANG_PROGRESS = (
+    "Not a hang: it was still training when it was stopped. {progress} "
+    "A hang shows as no progress for a long time (at least {quiet}) before the kill; here the last step "
+    "came {gap} before it. {end} The job needed more time than it asked for."
+)
+MAYBE_HANG = (
+    "Likely a hang the time limit only ended: no step was logged for {gap} before the kill. {progress} {end}"
+)
+NOT_HANG_ERROR = "Not a hang: rank {rank} failed with {what}{at} ({ref}), an error of its own."
+HANG_WAIT_COLLATERAL = (
+    "The other ranks then waited for rank {rank} in a collective until their timeout: that wait looks "
+    "like a hang, but it is collateral."
+)
+ALLOC_MAY_HELP = (
+    "It may: `{name}` lets the allocator reuse reserved-but-unallocated memory, and rank {rank} had "
+    "{spare} of it against a shortfall of {short}{where}{step}."
+)
+ALLOC_TOO_LITTLE = (
+    "Not on its own: `{name}` only lets the allocator reuse reserved-but-unallocated memory, and rank "
+    "{rank} had {spare} of it against a shortfall of {short}{where}{step} — the step needs less memory."
+)
+ALLOC_NONE = (
+    "Not on its own: `{name}` only lets the allocator reuse reserved-but-unallocated memory, and rank "
+    "{rank}'s out-of-memory line shows none to reuse; it was {short} short{where}{step}."
+)
+REAL_FIX = "The fix for this job: {step}"
+HANG_IN_COLLECTIVE = (
+    "Yes, it hung in a collective: rank {rank} ended with {what}{at} ({ref}), and the other ranks waited "
+    "for it until their timeout."
+)
+HANG_SILENT = "Likely, on rank {rank}: the others timed out waiting for it."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.slack.answers import Answer
 from denpex.core.models import (
     Alternative,
     CollateralGroup,
@@ -83,3 +84,19 @@ def diagnosis(ranks: int = 64) -> Diagnosis:
         nodes={"gpu-07": [EvidenceLine(source="node-gpu-07.dmesg", line=3, text="NVRM: Xid 79 <@U999>")]},
         stats=Stats(files=64, ranks=ranks, bytes=123456, seconds=0.12),
     )
+
+
+def states_facts(
+    answer: Answer, intent: str | None, must: list[str], never: list[str], *, answered: bool = False
+) -> None:
+    """The follow-up answer's contract: the intent asked for (None: any; `answered`: any but the help
+    reply), every fact in `must` stated and no claim in `never` made, case-insensitively."""
+    if intent is not None:
+        assert answer.intent == intent, answer.text
+    if answered:
+        assert answer.intent != "help", answer.text
+    text = answer.text.lower()
+    for fact in must:
+        assert fact.lower() in text, f"missing {fact!r} in:\n{answer.text}"
+    for claim in never:
+        assert claim.lower() not in text, f"false {claim!r} in:\n{answer.text}"

@@ -14,6 +14,7 @@ import pytest
 
 from bot.slack.answers import Answerer
 from tests.slack import factjobs, heldout
+from tests.slack.helpers import states_facts
 
 CASES = [
     # (job, question, intent, must, must_not)
@@ -78,9 +79,4 @@ def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
 def test_a_guess_or_a_fragment_is_answered_from_the_job(
     answerers: dict[str, Answerer], job: str, question: str, intent: str, must: list[str], never: list[str]
 ) -> None:
-    answer = answerers[job].answer(question)
-    assert answer.intent == intent, answer.text
-    for fact in must:
-        assert fact.lower() in answer.text.lower(), f"missing {fact!r} in:\n{answer.text}"
-    for claim in never:
-        assert claim.lower() not in answer.text.lower(), f"false {claim!r} in:\n{answer.text}"
+    states_facts(answerers[job].answer(question), intent, must, never)

@@ -17,6 +17,7 @@ import pytest
 from bot.slack.answers import Answerer
 from knowledge.answer_job import length
 from tests.slack import factjobs, heldout
+from tests.slack.helpers import states_facts
 
 CASES = [
     # (job, question, must, must_not)
@@ -147,12 +148,7 @@ def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
 def test_the_answer_states_this_jobs_fact(
     answerers: dict[str, Answerer], job: str, question: str, must: list[str], never: list[str]
 ) -> None:
-    answer = answerers[job].answer(question)
-    assert answer.intent != "help", answer.text
-    for fact in must:
-        assert fact.lower() in answer.text.lower(), f"missing {fact!r} in:\n{answer.text}"
-    for claim in never:
-        assert claim.lower() not in answer.text.lower(), f"false {claim!r} in:\n{answer.text}"
+    states_facts(answerers[job].answer(question), None, must, never, answered=True)
 
 
 @pytest.mark.parametrize(

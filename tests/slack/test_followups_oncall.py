@@ -17,6 +17,7 @@ import pytest
 from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks, named_ranks
 from tests.slack import factjobs, heldout
+from tests.slack.helpers import states_facts
 
 CASES = [
     # (job, question, intent, must, must_not)
@@ -140,13 +141,7 @@ def test_the_answer_states_this_jobs_fact(
     must: list[str],
     never: list[str],
 ) -> None:
-    answer = answerers[job].answer(question)
-    if intent is not None:
-        assert answer.intent == intent, answer.text
-    for fact in must:
-        assert fact.lower() in answer.text.lower(), f"missing {fact!r} in:\n{answer.text}"
-    for claim in never:
-        assert claim.lower() not in answer.text.lower(), f"false {claim!r} in:\n{answer.text}"
+    states_facts(answerers[job].answer(question), intent, must, never)
 
 
 def test_number_words_are_not_typos() -> None:

@@ -20,6 +20,7 @@ from bot.slack.answers import Answerer
 from knowledge.answer_quote import _PORT
 from knowledge.intents import IntentMatcher, asks
 from tests.slack import factjobs, heldout
+from tests.slack.helpers import states_facts
 
 CASES = [
     # (job, question, intent or None, must, must_not)
@@ -223,13 +224,7 @@ def test_the_answer_states_this_jobs_fact(
     must: list[str],
     never: list[str],
 ) -> None:
-    answer = answerers[job].answer(question)
-    if intent is not None:
-        assert answer.intent == intent, answer.text
-    for fact in must:
-        assert fact.lower() in answer.text.lower(), f"missing {fact!r} in:\n{answer.text}"
-    for claim in never:
-        assert claim.lower() not in answer.text.lower(), f"false {claim!r} in:\n{answer.text}"
+    states_facts(answerers[job].answer(question), intent, must, never)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import pytest
 from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks, normalise, tokens
 from tests.slack import factjobs, heldout
+from tests.slack.helpers import states_facts
 
 MULTI = [
     # (job, question, intent, must, must_not)
@@ -161,13 +162,7 @@ def test_every_ask_gets_this_jobs_fact(
     must: list[str],
     never: list[str],
 ) -> None:
-    answer = answerers[job].answer(question)
-    if intent is not None:
-        assert answer.intent == intent, answer.text
-    for fact in must:
-        assert fact.lower() in answer.text.lower(), f"missing {fact!r} in:\n{answer.text}"
-    for claim in never:
-        assert claim.lower() not in answer.text.lower(), f"false {claim!r} in:\n{answer.text}"
+    states_facts(answerers[job].answer(question), intent, must, never)
 
 
 def test_a_fact_two_asks_share_is_said_once(answerers: dict[str, Answerer]) -> None:

@@ -19,6 +19,7 @@ from denpex.core.models import (
     Initiating,
     MissingEvidence,
     RankTail,
+    RunFacts,
     Stats,
 )
 from knowledge import rankfacts, roundstep, wording
@@ -242,5 +243,15 @@ def diagnosis(
         tails=tails(job, red),
         nodes=nodes(job, red),
         stats=stats,
-        facts=rankfacts.build(job, red),
+        facts=_facts(job, v, red),
     )
+
+
+def _facts(job: Job, v: Verdict, red: Redactor) -> RunFacts:
+    """Each rank's facts; the initiating rank's category is the verdict's (its first line alone may
+    fit several entries: a kill in the data phase is a host OOM, not the checkpoint one)."""
+    facts = rankfacts.build(job, red)
+    for rf in facts.ranks:
+        if v.rank is not None and rf.rank == v.rank and rf.category is not None:
+            rf.category = v.category
+    return facts

@@ -83,3 +83,13 @@ def test_a_tail_that_cuts_into_torchruns_summary_keeps_all_of_it(tmp_path: Path,
         "  rank      : 3 (local_rank: 3)",
         "  rank      : 1 (local_rank: 1)",
     ]
+
+
+def test_the_initiating_ranks_category_in_the_facts_is_the_verdicts(tmp_path: Path, engine: Engine) -> None:
+    """A kill in the data phase fits the checkpoint entry's signature too; the per-rank facts the
+    follow-ups read must not call the rank a checkpoint OOM when the verdict says host OOM."""
+    folder = scenarios.host_oom(tmp_path)
+    diag = engine.diagnose([LogSource(name=p.name, path=p) for p in sorted(folder.iterdir())])
+    assert diag.initiating.rank is not None
+    mine = next(r for r in diag.facts.ranks if r.rank == diag.initiating.rank)
+    assert mine.category == diag.category == "host_oom"

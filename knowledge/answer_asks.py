@@ -80,6 +80,9 @@ def add(base: Reply, ask: str, later: Reply) -> Reply:
         return base if bare(ask) else with_lead(base, tf.ALSO_ASKED.format(ask=ask), [])
     fresh = new_sentences(base, later.lead)
     more = extra(ask, base, later)
+    if fresh and fresh[-1].rstrip().endswith(":") and later.code:
+        # "To take it out of service in Slurm:" is followed by its command, never left hanging
+        fresh[-1] = f"{fresh[-1]} `{'; '.join(later.code.splitlines())}`."
     if not fresh and not more:
         return base
     text = " ".join([*fresh, more]).strip()

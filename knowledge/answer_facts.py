@@ -49,7 +49,7 @@ def _doing(r: RankView) -> str:
 
 
 def _step(r: RankView) -> str:
-    return f" (last step logged: {r.last_step})" if r.last_step is not None else ""
+    return f" (last step logged: step {r.last_step})" if r.last_step is not None else ""
 
 
 def _gap(v: JobView) -> float | None:

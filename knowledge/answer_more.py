@@ -11,12 +11,14 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
-from knowledge import answer_launcher
+from denpex.core.texts import followups_facts as tff
+from knowledge import answer_launcher, answer_quote
 from knowledge.answer_types import Ctx, rank_lines, ref
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, launcher_exits
 from knowledge.lines import parse_step, parse_timestamp
+from knowledge.wording import phase_words
 
 # ---------------------------------------------------------------- timeline
 
@@ -211,3 +213,126 @@ __all__ = [
     "versions",
     "went_quiet",
 ]
+
+
+# ---------------------------------------------------------------- what a rank was doing
+
+#: a line that reports trouble or a frame of a stack, not what the rank was doing
+_NOT_ACTIVITY = re.compile(
+    r"Traceback|File \"|Error|error|exit|NVRM|Xid|Watchdog|timed? ?out|Killed|killed|\boom\b|\bloss[ =:]",
+    re.IGNORECASE,
+)
+#: the prefixes before a line's words: `[default1]:[rank1]:`, `[2026-… ]`, `[INFO]`, `INFO train:`
+_PREFIX = re.compile(
+    r"^(?:\s*(?:\[[^\]]*\]:?|\d{4}-\d\d-\d\d[ T][\d:,.]+|[IWE]\d{4} [\d:.]+ \d+ \S+\]|"
+    r"(?:INFO|WARNING|DEBUG)\b(?: [\w.]+:)?)\s*)+"
+)
+
+
+def activity_words(text: str) -> str:
+    """A log line's own words, without its rank, time and level prefixes."""
+    return _PREFIX.sub("", text).strip()
+
+
+def doing(c: Ctx, r: RankView | None, told: str = "") -> str:
+    """What the rank was doing in words, from its own last activity line before its failure ("data:
+    building in-memory index of 1.2B samples"), else the job's phase line ("saving checkpoint at step
+    50"). Why: "it was training" says less than the line the rank wrote just before it died, and every
+    answer that describes the initiating rank (memory, why, which, when, summary) should say it."""
+    if r is None:
+        return ""
+    shown = _activity(c, r)
+    if shown is None:
+        return ""
+    ln, stamp = shown
+    own = any(ln in lines for lines in rank_lines(c, r.rank).values())
+    phase = _DOING_PHASE.get(r.phase or "", phase_words(r.phase or "running"))
+    said = tff.DOING_PREFIX.format(rank=r.rank, phase=phase).lower() in told
+    if said:  # "Rank 1 was saving a checkpoint when it failed" is said already: the line only
+        text = tff.DOING_LINE_OWN if own else tff.DOING_LINE_PHASE
+    else:
+        text = tff.DOING_OWN if own else tff.DOING_PHASE
+    return text.format(rank=r.rank, phase=phase, ref=ref(ln), at=stamp, words=activity_words(ln.text)[:160])
+
+
+#: a phase said as what the rank was in ("in a training step"), where the phase's own word says less
+_DOING_PHASE = {"train": "in a training step"}
+
+
+def doing_line(c: Ctx, r: RankView | None) -> EvidenceLine | None:
+    """The line `doing` quotes, to show under the answer."""
+    shown = _activity(c, r) if r is not None else None
+    return shown[0] if shown is not None else None
+
+
+def _activity(c: Ctx, r: RankView) -> tuple[EvidenceLine, str] | None:
+    """The rank's own last activity line that fits its phase, else the job's (any rank's) last one
+    that does ("Saving checkpoint to …/checkpoint-6" for a rank whose own log stops at "Starting
+    training"), else its own last one, else the job's phase line."""
+    own = [ln for lines in rank_lines(c, r.rank).values() for ln in lines]
+    every = own + [ln for tl in c.d.tails for ln in tl.lines]
+    end = (r.first_time or "").replace("T", " ")[:19]
+    fits = _PHASE_KEYS.get(r.phase or "")
+    mine = _last_before(own, end)
+    if mine is not None and (fits is None or fits.search(mine[0].text)):
+        return mine
+    saving = answer_quote.saving_line(c)
+    every += [saving[1]] if saving is not None else []
+    theirs = _last_before([ln for ln in every if fits is not None and fits.search(ln.text)], end)
+    if theirs is not None or mine is not None:
+        return theirs or mine
+    phase = c.view.phase_line
+    if phase is not None and _is_activity(phase) and (stamp := _stamp(phase)):
+        return phase, stamp
+    return None
+
+
+#: the words a line of each phase says ("Saving checkpoint to …", "building in-memory index")
+_PHASE_KEYS = {
+    "checkpoint_save": re.compile(r"\bsav(?:e|ing)\b|checkpoint", re.IGNORECASE),
+    "data": re.compile(r"\bdata|dataset|index|load", re.IGNORECASE),
+    "eval": re.compile(r"\beval", re.IGNORECASE),
+}
+
+
+def _last_before(lines: list[EvidenceLine], end: str) -> tuple[EvidenceLine, str] | None:
+    pool = sorted(((_stamp(ln), ln) for ln in lines), key=lambda p: p[0])
+    for stamp, ln in reversed(pool):
+        if stamp and (not end or stamp <= end) and _is_activity(ln):
+            return ln, stamp
+    return None
+
+
+def _stamp(ln: EvidenceLine) -> str:
+    st = parse_timestamp(ln.text)
+    if st is None or st.relative or (iso := st.iso()) is None:
+        return ""
+    return iso.replace("T", " ")[:19]
+
+
+def _is_activity(ln: EvidenceLine) -> bool:
+    words = activity_words(ln.text)
+    return len(words.split()) >= 3 and not _NOT_ACTIVITY.search(words)
+
+
+# ---------------------------------------------------------------- host memory headroom
+
+#: asks how to see whether a node has the host memory the job needs ("check the box has headroom")
+_HEADROOM = re.compile(
+    r"\bheadroom\b|\benough (?:host )?(?:ram|memory)\b|\bfree (?:host )?(?:ram|memory)\b"
+    r"|\b(?:ram|memory) (?:is )?(?:left|available|free)\b"
+    r"|\bhow much (?:ram|memory) (?:the )?(?:box|node|host)\b"
+)
+#: the categories whose failure is the host (not the GPU) running out of memory
+_HOST_MEMORY = ("host_oom", "cpu_oom", "dataloader_worker_killed")
+
+
+def headroom(c: Ctx, text: str) -> str:
+    """How to check a node has the host RAM before a relaunch, for a job that ran out of it: what the
+    node has free now, and what the last run peaked at. Why: "relaunch when the box has headroom" needs
+    the two numbers to compare, and they come from two commands, not from this job's logs."""
+    if not _HEADROOM.search(text) or not c.view.category.startswith(_HOST_MEMORY):
+        return ""
+    ini = c.view.initiating
+    node = ini.node if ini is not None and ini.node else "the node"
+    return tff.HEADROOM.format(node=node)

@@ -37,7 +37,8 @@ from knowledge.jobfacts_answers import RankView, launcher_exits, seconds_between
 
 _INTACT = re.compile(
     r"\b(?:corrupt\w*|broken|incomplete|partial|usable|valid|intact|written|complete\w*|ok|safe|finish\w*"
-    r"|done|restart from|resume from|load|good|fine|trust\w*|use it|garbage|truncated|readable|there)\b"
+    r"|done|restart from|resume from|load|good|fine|trust\w*|use it|garbage|truncated|readable|there"
+    r"|land\w*|on disk|trash|salvage\w*)\b"
 )
 _STEP_QUESTION = re.compile(r"\b(?:step|steps|iteration|iter|how far)\b")
 _CALL_QUESTION = re.compile(r"\b(?:call|function|frame|line of (?:my|our|the) code)\b")

@@ -34,7 +34,7 @@ class Event:
     coarse: bool = False  # a whole-second time (the launcher's failure summary)
 
 
-def _iso(ln: EvidenceLine, year: str) -> str | None:
+def iso_of(ln: EvidenceLine, year: str) -> str | None:
     stamp = parse_timestamp(ln.text)
     if stamp is not None and not stamp.relative and (iso := stamp.iso()) is not None:
         return iso
@@ -52,14 +52,14 @@ def _events(c: Ctx, text: str) -> list[Event]:
     found: list[tuple[int, Event]] = []
     saving = answer_quote.saving_line(c)
     named = re.search(r"\b(?:save|saving|checkpoint\w*)\b", text)
-    if saving is not None and named and (at := _iso(saving[1], year)) is not None:
+    if saving is not None and named and (at := iso_of(saving[1], year)) is not None:
         found.append((named.start(), Event(tf.EVENT_SAVE, at, saving[1])))
-    teardown = _teardown(c, year)
+    down = teardown(c, year)
     asked = re.search(
         r"\b(?:torchrun|launcher|tear\w*|sigterm\w*|kill\w* (?:every|the (?:rest|others|workers)))", text
     )
-    if teardown is not None and asked:
-        found.append((asked.start(), teardown))
+    if down is not None and asked:
+        found.append((asked.start(), down))
     err = re.search(r"\b(?:first (?:error|failure)|oom\w*|crash\w*|error)\b", text)
     if err and ini is not None and ini.first_time and ini.first_line is not None:
         found.append(
@@ -71,11 +71,11 @@ def _events(c: Ctx, text: str) -> list[Event]:
 _STOPPED = re.compile(r"SIGTERM|Signal 15|exitcode ?: ?-15")
 
 
-def _teardown(c: Ctx, year: str) -> Event | None:
+def teardown(c: Ctx, year: str) -> Event | None:
     """When the launcher stopped the others: its own `closing signal SIGTERM` line, else (that line not
     kept) the first rank its summary says was stopped, to the whole second the summary gives."""
     down = next((ln for ln in answer_quote.pool(c) if _TEARDOWN_LINE.search(ln.text)), None)
-    if down is not None and (at := _iso(down, year)) is not None:
+    if down is not None and (at := iso_of(down, year)) is not None:
         return Event(tf.EVENT_TEARDOWN, at, down)
     stopped = sorted(
         (r.first_time, r.first_line)
@@ -125,4 +125,4 @@ def when(c: Ctx, m: Match) -> Reply | None:
     return answer_guesses.running(c, m) or between(c, m) or answer_facts.when(c, m)
 
 
-__all__ = ["between", "when"]
+__all__ = ["between", "iso_of", "teardown", "when"]

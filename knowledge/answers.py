@@ -21,6 +21,7 @@ from denpex.core.texts import slack as t
 from knowledge import (
     answer_advice,
     answer_asks,
+    answer_challenge,
     answer_checks,
     answer_code,
     answer_complaint,
@@ -29,9 +30,11 @@ from knowledge import (
     answer_guesses,
     answer_lines,
     answer_memory,
+    answer_more,
     answer_overview,
+    answer_pid,
     answer_quote,
-    answer_timeline,
+    answer_story,
 )
 from knowledge.answer_types import Ctx, Reply
 from knowledge.facts import load_catalogue
@@ -98,6 +101,10 @@ _WHY_MECHANISM = re.compile(
 
 
 Handler = Callable[[Ctx, Match], Reply | None]
+#: intents whose answer describes the initiating rank: each also says what it was doing, in words
+DOING_INTENTS = frozenset(
+    {"memory", "rank_why", "which_rank", "when", "summary", "phase", "activity", "show_lines"}
+)
 #: intents a question naming one of the job's nodes (and no rank) asks about that node
 NODE_FIRST = frozenset({"ranks_count", "which_rank", "show_lines", "summary"})
 HANDLERS: dict[str, Handler] = {
@@ -105,7 +112,7 @@ HANDLERS: dict[str, Handler] = {
     "others": answer_overview.others,
     "which_rank": answer_overview.which_rank,
     "rank_why": answer_overview.rank_why,
-    "when": answer_timeline.when,
+    "when": answer_story.when,
     "ranks_count": answer_facts.ranks_count,
     "phase": answer_overview.phase,
     "memory": answer_memory.answer,
@@ -201,13 +208,34 @@ class Answerer:
     def asked(self, question: str) -> Reply:
         """One ask's answer; a memory answer asked *why* ("why would host RAM blow up on a save?",
         "16777216 bytes?? that's tiny, explain") also gets this job's cause, not the figures alone."""
-        got = self.answer_one(question)
         text = self.matcher.text(question)
+        got = self._with_doing(self.answer_one(question), text)
+        if (room := answer_more.headroom(self.ctx, text)) and room.lower() not in answer_asks.said(got):
+            got = answer_asks.with_lead(got, room, [])  # "and how do we check the box has headroom"
+        said, shown = answer_challenge.refute(self.ctx, text)
+        if said and said.lower() not in answer_asks.said(got):
+            got = answer_asks.with_lead(got, said, shown)
         if got.intent != "memory" or not _WHY_MECHANISM.search(text):
             return got
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
         cause = answer_overview.rank_why(self.ctx, self.matcher.match(text, nodes))
         return answer_asks.with_cause(got, cause)
+
+    def _with_doing(self, got: Reply, text: str) -> Reply:
+        """An answer that describes the initiating rank (its memory, why, which, when, the summary)
+        also says what that rank was doing in words, from its own last line before the failure."""
+        ini = self.ctx.view.initiating
+        if got.intent not in DOING_INTENTS or ini is None:
+            return got
+        named = named_ranks(text)
+        if named and ini.rank not in named:
+            return got
+        sentence = answer_more.doing(self.ctx, ini, answer_asks.said(got))
+        line = answer_more.doing_line(self.ctx, ini)
+        words = answer_more.activity_words(line.text).lower() if line is not None else ""
+        if not sentence or line is None or words in answer_asks.said(got):
+            return got
+        return answer_asks.with_lead(got, sentence, [line])
 
     def answer_one(self, question: str) -> Reply:
         """The first intent, best first, whose handler can answer from this job's facts."""
@@ -216,6 +244,8 @@ class Answerer:
         ranked = self.matcher.scores(question)
         decided = bool(ranked) and ranked[0][0] >= DECISIVE_WEIGHT and ranked[0][2] != "explain"
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
+        if (owner := answer_pid.whose(self.ctx, m.text)) is not None:
+            return owner  # "`Killed process 51234` whose pid is that": its rank and node, with the line
         if (killed := answer_evidence.sigkill_check(self.ctx, m)) is not None:
             return killed  # "'killed by signal: Killed' -- a sigkill?": the signal, and who may have sent it
         if (

@@ -18,14 +18,18 @@ _ASK_SPLIT = re.compile(
     r"|\s+-{1,2}\s+(?=[a-z])|\s+y ?/ ?n\b\W*|\s*[,;]?\s+but\s+"
     r"|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
     r"does|do|can|should|could|will|were|are)\b)"
-    r"|\s+and\s+(?:also\s+)?(?:(?:at|in|on|from|for|by) )?(?=(?:why|what|which|how|where|when|who)\b)"
-    r"|\s+and\s+(?=(?:do|does|did|should|can|could|is|was|are|were|will) (?:i|we|you|it|they|this|that)\b))"
+    # "and how, …" / "died and how" at the end: the same ask ("who else died and how"), not a new one
+    r"|\s+and\s+(?:also\s+)?(?:(?:at|in|on|from|for|by) )?"
+    r"(?=(?:why|what|which|how|where|when|who)\b(?!\s*(?:[,;?.]|$)))"
+    r"|\s+and\s+(?=(?:do|does|did|should|can|could|is|was|are|were|will) (?:i|we|you|it|they|this|that)\b)"
+    # "pid 4411 whose is that": a pasted line, then the ask about it
+    r"|(?<=[\w)\]`\x27\"])\s+(?=whose (?:\w+ )?(?:is|was) (?:that|this|it)\b))"
 )
 _ASKS = re.compile(
     r"^(?:ok(?:ay)? |so |and |also |hey |then |wait |lead q |ok so )*"
     r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
     r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|"  # a bare topic is an ask too ("fix?")
-    r"why|what|whats|which|how|hows|where|when|who|whos|was|wasnt|is|isnt|wtf|explain|any|"
+    r"why|what|whats|which|how|hows|where|when|who|whos|whose|was|wasnt|is|isnt|wtf|explain|any|"
     r"show|give|paste|tell|are|were|did|didnt|does|do|can|could|should|will|would|has|have|"
     r"cant|cannot|couldnt|shouldnt|wont|wouldnt|dont|doesnt|arent|werent)\b"
     # a request put as a noun ("exact command to see who holds the port", "steps to resume")
@@ -43,7 +47,7 @@ _PLUS = re.compile(r"\s+\+\s+$")
 #: a short topic after a `?` that ends the message asks too ("victims? exit codes")
 MAX_TAIL_WORDS = 3
 #: at most this many asks of one message are answered, each with its own sentence
-MAX_ASKS = 3
+MAX_ASKS = 4
 
 
 def asks(q: str) -> list[str]:
@@ -95,6 +99,7 @@ _BACK = re.compile(
     r"|^(?:what|whats|what is|what does) (?:that|this|it)(?: mean)?$"
     r"|\b(?:last|first|latest|previous|next|other) (?:\w+ )?one$"
     r"|\b(?:bump|raise|increase|extend|lower|drop|flip|trust|ignore) (?:it|that|this|them)\b"
+    r"|^whose (?:\w+ )?(?:is|was) (?:that|this|it)\b"
 )
 
 

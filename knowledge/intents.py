@@ -296,6 +296,8 @@ _RANK_LIST = re.compile(
 )
 #: a range inside such a list, kept small: a question never means thousands of ranks one by one
 _RANGE = re.compile(r"(\d{1,6})\s*(?:-|to|through)\s*(\d{1,6})")
+#: ranks written with slashes ("0/1/3 hung on"): three or more, so a step "6/10" is never read as ranks
+_SLASHED = re.compile(r"(?<![\w./])(\d{1,4}(?:/\d{1,4}){2,})(?![\w./])")
 MAX_RANGE = 64
 
 
@@ -309,6 +311,8 @@ def named_ranks(q: str) -> tuple[int, ...]:
             if lo <= hi <= lo + MAX_RANGE:
                 found += [(m.start(), n) for n in range(lo, hi + 1)]
         found += [(m.start(), int(n)) for n in re.findall(r"\d{1,6}", _RANGE.sub(" ", listed))]
+    for m in _SLASHED.finditer(q):
+        found += [(m.start(), int(n)) for n in m.group(1).split("/")]
     return tuple(dict.fromkeys(n for _, n in sorted(found, key=lambda x: x[0])))
 
 

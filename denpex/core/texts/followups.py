@@ -121,8 +121,8 @@ def batch_line(rank: int, source: str, text: str) -> str:
 def partial_checkpoint(rank: int, name: str) -> str:
     what = f"`{name}`" if name else "the checkpoint it was writing"
     return (
-        f"The save did not finish on rank {rank}, so {what} may be missing or partial: "
-        "check that it loads, or resume from the one before."
+        f"The save did not finish on rank {rank}, so {what} may be missing or partial (incomplete): "
+        "check that it loads, or resume from the one before (the previous completed checkpoint)."
     )
 
 

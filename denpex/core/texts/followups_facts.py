@@ -1,0 +1,69 @@
+"""Follow-up sentences about what a rank was doing, a whole timeline, whose pid or busId it is, why a
+challenged alternative does not fit (used by the answer modules).
+
+Kept apart so `followups` stays small; every sentence is a format string filled with this job's facts.
+"""
+
+from __future__ import annotations
+
+DOING_PREFIX = "Rank {rank} was {phase} when it failed"
+DOING_LINE_OWN = "Rank {rank}'s last line before the failure ({ref}, {at} UTC) says: `{words}`."
+DOING_LINE_PHASE = "The job's last line of that phase ({ref}, {at} UTC) says: `{words}`."
+
+# what the initiating rank was doing, in words, from its own last line before the failure
+DOING_OWN = (
+    "Rank {rank} was {phase} when it failed; its last line before that ({ref}, {at} UTC) says: `{words}`."
+)
+DOING_PHASE = (
+    "Rank {rank} was {phase} when it failed; the job's last line of that phase ({ref}, {at} UTC) says: "
+    "`{words}`."
+)
+
+# why the alternative a challenge names does not fit
+NOT_OOM = (
+    "Not the OOM killer: its kill is SIGKILL, exit -9; rank {rank} ended with exit {code} ({ref}), "
+    "which the process raised itself (-11 is SIGSEGV, a crash inside it)."
+)
+NOT_FLAKY = (
+    "Not a flaky filesystem: the save failed on a short write (fewer bytes landed than were written), "
+    "which is what a full disk or quota does; a flaky mount shows I/O errors or stale handles. Check "
+    "the free space and quota where the checkpoint goes (`df -h <ckpt dir>`, `quota -s`)."
+)
+NOT_PORT = (
+    "It is a port thing, but not {asked}: the port that could not be bound in this job was {port} ({ref}), "
+    "already held by another process."
+)
+
+# a whole timeline, every event the facts have
+TIMELINE = "Timeline (UTC): {events}."
+TIMELINE_AFTER_STEP = "Rank {rank} failed {gap} after the last good step ({step})."
+TIMELINE_END = "The last line is at {at}."
+EV_STEP = "last good step {step}"
+EV_PHASE = "`{words}`"
+EV_KERNEL = "the kernel's line"
+EV_COLLATERAL = "first collateral failure ({n} rank(s) in all)"
+
+# whose pid / busId it is
+PID_RANK = "pid {pid} is rank {rank}'s {what}{node} ({ref})."
+PID_WORKER_KILLED = (
+    "'Killed' is SIGKILL; whether the kernel's OOM killer sent it, the node's kernel log says: "
+    "`dmesg -T | grep -iE 'killed process|out of memory'` (look for pid {pid})."
+)
+BUS_RANK = "That GPU ({bus}) is rank {rank}'s, on {node}: the kernel line that names it is {node}'s ({ref})."
+BUS_OTHER = (
+    "Rank {other} runs on {node}: the same busId there is another physical GPU in the same slot of "
+    "another machine, so the fault on {at} is rank {rank}'s GPU, not rank {other}'s."
+)
+
+NOT_LOGGED = (
+    "Those losses are rank {logger}'s: only rank {logger} logs its loss, and it was rank {rank} whose "
+    "loss was NaN, on its own batch, which no logged value shows. One bad sample or batch on rank {rank} "
+    "fits that (a sudden NaN with no climb before it); a divergence would show climbing losses first."
+)
+
+# how to check a node has the host memory for a relaunch
+HEADROOM = (
+    "To check {node} has the host RAM before you relaunch: `free -g` on it (the `available` column is "
+    "what a new job can get), and the last run's peak per task from Slurm, `sacct -j <jobid> "
+    "--format=JobID,MaxRSS,ReqMem,State` (MaxRSS times the ranks on one node must fit in `available`)."
+)

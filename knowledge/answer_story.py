@@ -1,0 +1,107 @@
+"""A timeline asked for as one ("timeline: when did the save start, when did the OOM killer fire, how
+long after the last train step"): every event the job's facts have, in order, each with its time.
+
+The events are the last good step, the start of the phase the rank failed in (a save), the first
+failure, the kernel's kill or fault line, the first collateral failure, the launcher's teardown and the
+last line. Why: a timeline that gives the first failure and the span alone leaves out exactly the
+events people write into a post-incident review.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_facts as tff
+from knowledge import answer_more, answer_quote, answer_timeline
+from knowledge.answer_types import Ctx, Reply, duration, ref, reply
+from knowledge.intents import Match
+from knowledge.jobfacts_answers import seconds_between
+from knowledge.lines import parse_step
+
+#: a question that asks for the sequence, not one time
+ASKS_TIMELINE = re.compile(
+    r"\btime ?line\b|\bsequence of events\b|\bchronolog\w*"
+    r"|\bwhen did (?:the )?\w+(?: \w+)? (?:start|begin|fire|kick)\w*\b"
+    r"|\bhow long after (?:its |the )?(?:last|final) (?:good |train\w* )?step\b"
+)
+#: the kernel's or the driver's own line about the failure (the OOM killer, an Xid)
+_KERNEL = re.compile(r"invoked oom-killer|Out of memory: Killed process|NVRM: Xid|segfault at")
+
+
+def timeline(c: Ctx, m: Match) -> Reply | None:
+    """Every timed event of the job in order; None when the question asks one time or none is known."""
+    ini = c.view.initiating
+    if not ASKS_TIMELINE.search(m.text) or ini is None or not ini.first_time:
+        return None
+    year = ini.first_time[:4]
+    events = _collect(c, year)
+    if len(events) < 2:
+        return None
+    events.sort(key=lambda e: e[0])
+    parts = [f"{at[11:19]} {name} ({ref(ln)})" for at, name, ln in events]
+    lead = tff.TIMELINE.format(events="; ".join(parts))
+    step = _last_step(c, year)
+    if step is not None and (gap := seconds_between(step[0], ini.first_time)) is not None:
+        lead += " " + tff.TIMELINE_AFTER_STEP.format(rank=ini.rank, gap=duration(gap), step=step[1])
+    if c.view.end:
+        lead += " " + tff.TIMELINE_END.format(at=c.view.end[11:19])
+    return reply("when", lead, [ln for _, _, ln in events][:4])
+
+
+def _collect(c: Ctx, year: str) -> list[tuple[str, str, EvidenceLine]]:
+    ini = c.view.initiating
+    assert ini is not None and ini.first_time
+    out: list[tuple[str, str, EvidenceLine]] = []
+    step = _last_step(c, year)
+    if step is not None:
+        out.append((step[0], tff.EV_STEP.format(step=step[1]), step[2]))
+    saving = answer_quote.saving_line(c)
+    doing = answer_more.doing_line(c, ini)
+    for ln in [saving[1] if saving else None, doing]:
+        at = answer_timeline.iso_of(ln, year) if ln is not None else None
+        if ln is not None and at and ini.phase and ini.phase != "train" and all(ln != x[2] for x in out):
+            out.append((at, tff.EV_PHASE.format(words=answer_more.activity_words(ln.text)[:80]), ln))
+    if ini.first_line is not None:
+        out.append((ini.first_time, tf.EVENT_FAILURE.format(rank=ini.rank), ini.first_line))
+    kernel = [ln for ln in c.view.evidence if _KERNEL.search(ln.text)]
+    for ln in kernel[:2]:
+        at = answer_timeline.iso_of(ln, year)
+        if at and all(ln != x[2] for x in out):
+            out.append((at, tff.EV_KERNEL, ln))
+    coll = c.view.with_role("collateral")
+    first = c.view.first_collateral_time()
+    firsts = [x for x in coll if x.first_time == first and x.first_line is not None]
+    if first and firsts and firsts[0].first_line is not None:
+        out.append((first, tff.EV_COLLATERAL.format(n=len(coll)), firsts[0].first_line))
+    down = answer_timeline.teardown(c, year)
+    if down is not None and all(down.line != x[2] for x in out):
+        out.append((down.at, down.name, down.line))
+    return out
+
+
+def _last_step(c: Ctx, year: str) -> tuple[str, int, EvidenceLine] | None:
+    """The last training-step line any rank logged before the first failure, with its time and step;
+    a "saving checkpoint at step 50" line names a step but is the save, not a step that ran."""
+    ini = c.view.initiating
+    end = ini.first_time if ini is not None and ini.first_time else ""
+    pool = [r.last_step_line for r in c.view.ranks.values() if r.last_step_line is not None]
+    pool += [ln for tl in c.d.tails for ln in tl.lines]
+    best: tuple[str, int, EvidenceLine] | None = None
+    for ln in pool:
+        step = parse_step(ln.text)
+        if step is None or _SAVE_WORDS.search(ln.text):
+            continue
+        at = answer_timeline.iso_of(ln, year)
+        if at and (not end or at <= end) and (best is None or at > best[0]):
+            best = (at, step, ln)
+    return best
+
+
+_SAVE_WORDS = re.compile(r"\bsav(?:e|ing)\b|checkpoint", re.IGNORECASE)
+
+
+def when(c: Ctx, m: Match) -> Reply | None:
+    """A timeline asked for as one gets every event; any other time question, its own answer."""
+    return timeline(c, m) or answer_timeline.when(c, m)

@@ -183,7 +183,13 @@ def check_command(c: Ctx, m: Match) -> Reply | None:
             return None
         return reply("command", tf.REPRO_LEAD, code=command, action=action)
     lead = f"{victims} {tf.CHECK_LEAD.format(node=node)}".strip()
+    if _RAM_ASKED.search(m.text) and "dmesg" not in command:  # "run what on the box to confirm it was RAM"
+        command = f"{command}\n{tf.KERNEL_OOM_CHECK}"
     return reply("command", lead, code=command, action=action)
+
+
+#: asks to confirm host memory on the box: the kernel's log says whether the OOM killer acted
+_RAM_ASKED = re.compile(r"\b(?:ram|host memory|system memory|oom[- ]?kill\w*|dmesg|kernel log)\b")
 
 
 _REPRO = re.compile(r"\brepro(?:duce|ducing)?\b")

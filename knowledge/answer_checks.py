@@ -219,6 +219,8 @@ def secrets(c: Ctx, m: Match) -> Reply | None:
     return reply("secrets", tf.MASKED_FOUND.format(where=where), [ln for _, ln in hits[:2]])
 
 
+#: categories whose failure is an allocation the process was refused (CUDA or host), not a signal
+_ALLOCATION = frozenset({"gpu_oom", "gpu_oom_checkpoint_gather", "cpu_oom_checkpoint", "host_oom"})
 _KILLER = re.compile(r"\b(?:oom[- ]?killer|sigkill|kill -9|killed by the kernel|kernel (?:oom|kill))\b")
 
 
@@ -227,7 +229,10 @@ def killer_check(c: Ctx, m: Match) -> str:
     if not _KILLER.search(m.text) or c.view.numbers.kill is not None:
         return ""
     ini = c.view.initiating
-    return tf.NOT_THE_KILLER.format(rank=ini.rank if ini else "?")
+    if ini is not None and (c.view.numbers.oom is not None or c.d.category in _ALLOCATION):
+        return tf.NOT_THE_KILLER.format(rank=ini.rank)
+    who = f"rank {ini.rank}" if ini is not None else "the job"
+    return tf.NOT_THE_KILLER_OTHER.format(who=who, what=t.category_words(c.d.category))
 
 
 def timeout_fact(c: Ctx, m: Match) -> str:

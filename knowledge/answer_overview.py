@@ -111,8 +111,15 @@ def _culprit(c: Ctx, m: Match) -> Reply | None:
 
 
 _STOPPED = re.compile(r"SIGTERM|Signal 15|exitcode ?: ?-15")
-_EXIT_Q = re.compile(r"\bexit ?codes?\b|\bexitcode\b|-15\b|-9\b|\bsigterm\b")
+_EXIT_Q = re.compile(
+    r"\bexit ?codes?\b|\bexitcode\b|-15\b|-9\b|\bsigterm\b|^(?:the |their |all )?(?:pids?|process ids?)\b"
+)
 _PID_Q = re.compile(r"\bpids?\b")
+#: asks why several ranks died ("why did ranks 1-3 die at all"), not whether they share a symptom
+_WHY = re.compile(
+    r"\bwhy (?:did|were|do|would|does) (?:the )?ranks? [\d, and/-]+ (?:\w+ )?"
+    r"(?:die|died|fail|failed|crash|crashed|get killed|stop|stopped|exit|exited|go down|went down)\b"
+)
 _NODE_ASKED = re.compile(r"\b(?:node|host|box|machine|server)s?\b")
 
 
@@ -134,6 +141,10 @@ def _rank_why(c: Ctx, m: Match) -> Reply | None:
     """The fact handler's answer, plus the desync the tracebacks show when this rank is the odd one;
     several ranks named ("did ranks 0 and 2 also get a NaN?"): each one's part."""
     if len(m.ranks) >= 2 and all(r in c.view.ranks for r in m.ranks[:3]):
+        named = [r for r in m.ranks if r in c.view.ranks and c.view.ranks[r].role == "collateral"]
+        collateral = len(named) >= 2 and named[0] == m.ranks[0]  # the ranks asked about lead the ask
+        if collateral and _WHY.search(m.text) and (theirs := others(c, m)) is not None:
+            return theirs  # "why did ranks 1-3 die at all": one story of the collateral, where they waited
         parts = [_rank_why(c, replace(m, rank=r, ranks=(r,))) for r in m.ranks[:3]]
         got = [p for p in parts if p is not None]
         if got:

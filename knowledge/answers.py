@@ -29,6 +29,7 @@ from knowledge import (
     answer_facts,
     answer_guesses,
     answer_lines,
+    answer_lost,
     answer_memory,
     answer_more,
     answer_overview,
@@ -252,6 +253,8 @@ class Answerer:
             checked := answer_guesses.hang_guess(self.ctx, m) or answer_guesses.allocator_try(self.ctx, m)
         ) is not None:
             return checked  # "it was hang maybe?", "cant we just set expandable_segments?": checked first
+        if (cost := answer_lost.lost(self.ctx, m)) is not None:
+            return cost  # "how much do we lose": the last step reached against the last save logged
         guess = _GUESS.search(m.text) and not _CHOICE.search(m.text) and not _HOW_MEANS.search(m.text)
         if guess and (checked := answer_overview.alternatives(self.ctx, m)) is not None:
             return checked  # "so was it the network?? gloo says …": the guess first, whatever else it names

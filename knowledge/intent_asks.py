@@ -32,6 +32,9 @@ _ASKS = re.compile(
     r"why|what|whats|which|how|hows|where|when|who|whos|whose|was|wasnt|is|isnt|wtf|explain|any|"
     r"show|give|paste|tell|are|were|did|didnt|does|do|can|could|should|will|would|has|have|"
     r"cant|cannot|couldnt|shouldnt|wont|wouldnt|dont|doesnt|arent|werent)\b"
+    # "I need to know if gpu-02 gets drained": an ask put as a need
+    r"|^(?:i|we) (?:need|want|have|would like|d like) to (?:know|find out|understand) "
+    r"(?:if|whether|which|what|who|when|how|why)\b"
     # a request put as a noun ("exact command to see who holds the port", "steps to resume")
     r"|^(?:the |an? )?(?:exact |right |correct |quickest |best |one[- ]line |safe )?"
     r"(?:command|commands|cmd|steps|way|script|line|snippet|config) (?:to|for)\b"
@@ -55,6 +58,8 @@ def asks(q: str) -> list[str]:
     rest get killed?"); a clause that asks nothing ("ok so rank 5 oomd") is context, not an ask. A bare
     topic asked with `?`, `y/n` or `+` ("victims?", "restart as is y/n", "timeout value + which step") is
     an ask, told the statement before it ("ranks 1-3 in the barrier — victims?"): alone it says too little."""
+    if items := _topic_list(q):
+        return items
     pieces = _ASK_SPLIT.split(q)
     parts = [_after_context(p.strip(" ,;.!?+-—–")) for p in pieces[::2]]
     seps = [*pieces[1::2], q[-1:]]
@@ -85,6 +90,29 @@ def asks(q: str) -> list[str]:
             continue
         context = ""
     return out
+
+
+#: a terse list of topics ("pids, exit codes, time of failure"): each item is its own ask
+_LIST_SEP = re.compile(r"\s*,\s*(?:and\s+|&\s+)?|\s+and\s+(?=[^,]*$)")
+_LIST_ITEM = re.compile(r"^[\w .'/-]+$")
+#: a verb makes an item a statement ("the loss looked fine, pls confirm"), not a topic asked for
+_STATEMENT = re.compile(
+    r"\b(?:was|is|were|are|looked|looks|seems?|seemed|died|failed|crashed|hung|please|thanks|thx)\b"
+)
+#: a list item longer than this is a sentence, not a topic
+MAX_ITEM_WORDS = 4
+
+
+def _topic_list(q: str) -> list[str]:
+    """The items of a message that only lists what it wants ("pids, exit codes, time of failure"): no
+    question word anywhere, so the ask splitter sees one clause, yet each item asks for its own fact."""
+    if "," not in q:
+        return []
+    items = [i for i in _LIST_SEP.split(q.strip(" ?.!")) if i]
+    if len(items) < 2 or any(not _LIST_ITEM.match(i) or len(i.split()) > MAX_ITEM_WORDS for i in items):
+        return []
+    said = (_ASKS, _GUESSING, _CHECK_ME, _STATEMENT)
+    return [] if any(rx.search(i) for rx in said for i in items) else [f"{i}?" for i in items]
 
 
 def bare(part: str) -> bool:

@@ -216,6 +216,8 @@ TRACE_NEXT_TIME = "To get one next time: {step}"
 TERM_SET = "The fix for this job: {steps}"
 TERM_AND_FIX = "This job failed with {what}; the fix step that deals with it: {step}"
 CHECK_LEAD = "To check it, run this on {node}:"
+#: added to a check command asked to confirm host RAM: did the kernel run out, and kill whom
+KERNEL_OOM_CHECK = "dmesg -T | grep -iE 'out of memory|oom-kill|killed process'  # the kernel's own record"
 NODE_COLLATERAL = (
     "Not by this job's evidence: {node}'s rank(s) {ranks} only timed out or were torn down waiting for "
     "rank {rank} on {ini_node}: collateral, with no fault of {node}'s own in the evidence. On {ini_node}:"
@@ -236,6 +238,10 @@ NOT_THE_KILLER = (
     "Not the kernel OOM killer, by this job's evidence: no OOM-killer line or SIGKILL is in it — rank "
     "{rank}'s own allocation was refused and it raised. Check `dmesg -T | grep -i oom` (the kernel log) "
     "on its node to be sure."
+)
+NOT_THE_KILLER_OTHER = (
+    "Not the kernel OOM killer, by this job's evidence: no OOM-killer line or SIGKILL is in it — {who} "
+    "failed with {what}. Check `dmesg -T | grep -i oom` (the kernel log) on its node to be sure."
 )
 TIMEOUT_WAS = "The timeout was {timeout}, from the watchdog's `Timeout(ms)`."
 RMA_NEXT = "Next: {step}"

@@ -67,3 +67,22 @@ HEADROOM = (
     "what a new job can get), and the last run's peak per task from Slurm, `sacct -j <jobid> "
     "--format=JobID,MaxRSS,ReqMem,State` (MaxRSS times the ranks on one node must fit in `available`)."
 )
+
+#: "how much do we lose": the last step reached, against the last save the logs show (or none)
+LOST_NO_SAVE = (
+    "No checkpoint save is logged in any of this job's logs, so nothing shows a point to resume from: "
+    "the run reached step {step}{total} (rank {rank}, {ref}), and all of it is lost unless the script "
+    "saved without logging it (look in its output directory)."
+)
+LOST_SAVED = (
+    "The last save the logs show is `{name}` ({save_ref}); the run reached step {step}{total} (rank "
+    "{rank}, {ref}), so the steps after that save are lost, and a restart resumes from it."
+)
+LOST_NO_STEP = "No step number is logged, so the logs can't say how much was lost; {saved}"
+LOST_NO_STEP_SAVED = "the last save they show is `{name}` ({save_ref})."
+LOST_NO_STEP_NONE = "they show no checkpoint save either."
+LOST_CUT = (
+    "The last save the logs show, `{name}` ({save_ref}), is the one the failure cut short, so don't "
+    "count on it; the run reached step {step}{total} (rank {rank}, {ref}): resume from the last complete "
+    "checkpoint before it, and the steps since that one are lost."
+)

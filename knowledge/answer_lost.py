@@ -1,0 +1,51 @@
+"""How much work a failure cost ("how much do we lose", "how many steps are gone").
+
+Why: the answer is two facts side by side, the last step any rank logged and the last checkpoint save
+the logs show; with no save line at all, the honest answer is that nothing logged marks a point to
+resume from, not the restart advice.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.texts import followups_facts as tff
+from knowledge.answer_more import step_of_total
+from knowledge.answer_quote import saving_line
+from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.intents import Match
+
+#: asks what the failure cost in work
+ASKS_LOST = re.compile(
+    r"\bhow (?:much|many|far)(?: \w+){0,2}? (?:do|did|will|would|have|are|is|was) (?:we|i|you|they|it)?"
+    r" ?(?:lose|lost|gone|wasted|go back|back)\b|\bhow much (?:\w+ )?(?:is|was|got|gets) (?:lost|wasted)\b"
+    r"|\b(?:lost|wasted) (?:work|progress|steps|compute|gpu ?hours)\b|\bwhat (?:do|did) (?:we|i) lose\b"
+)
+
+
+def lost(c: Ctx, m: Match) -> Reply | None:
+    """The last step reached and the last save logged (or that none was): what a restart re-runs."""
+    if not ASKS_LOST.search(m.text):
+        return None
+    reached = [r for r in c.view.ranks.values() if r.last_step is not None]
+    saved = saving_line(c)
+    if not reached:
+        tail = (
+            tff.LOST_NO_STEP_SAVED.format(name=saved[0], save_ref=ref(saved[1]))
+            if saved
+            else tff.LOST_NO_STEP_NONE
+        )
+        return reply("restart", tff.LOST_NO_STEP.format(saved=tail), [saved[1]] if saved else [])
+    top = max(reached, key=lambda r: (r.last_step or 0, -r.rank))
+    line = top.last_step_line
+    where = ref(line) if line is not None else "its log"
+    total = step_of_total(c, top)
+    if saved is None:
+        lead = tff.LOST_NO_SAVE.format(step=top.last_step, total=total, rank=top.rank, ref=where)
+        return reply("restart", lead, [line] if line is not None else [])
+    ini = c.view.initiating
+    text = tff.LOST_CUT if ini is not None and ini.phase == "checkpoint_save" else tff.LOST_SAVED
+    lead = text.format(
+        name=saved[0], save_ref=ref(saved[1]), step=top.last_step, total=total, rank=top.rank, ref=where
+    )
+    return reply("restart", lead, [ln for ln in (saved[1], line) if ln is not None])

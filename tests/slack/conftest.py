@@ -17,6 +17,7 @@ import pytest
 from aiohttp import web
 
 from bot.server import build_deps, create_app
+from bot.slack.answers import Answerer
 from denpex.cli._runtime import slack_route_installers
 from denpex.core.settings import Settings
 from tests.fakes.slack import FakeSlack, payloads
@@ -103,3 +104,12 @@ async def running_stack(settings: Settings, fake: FakeSlack, masker: Any) -> Asy
 async def slack_stack(settings: Settings, fake_slack: FakeSlack, masker: Any) -> AsyncIterator[SlackStack]:
     async with running_stack(settings, fake_slack, masker) as stack:
         yield stack
+
+
+@pytest.fixture(scope="session")
+def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
+    """An answerer for every fact job (tests/slack/factjobs.py), built once for the follow-up tests."""
+    from tests.slack import factjobs, heldout
+
+    tmp = tmp_path_factory.mktemp("factjobs")
+    return heldout.answerers({name: build(tmp) for name, build in factjobs.JOBS.items()})

@@ -8,12 +8,9 @@ fact that decides it, and never the opposite.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.slack.answers import Answerer
-from tests.slack import factjobs, heldout
 from tests.slack.helpers import states_facts
 
 CASES = [
@@ -65,12 +62,6 @@ CASES = [
     ("hang_before_collective", "did rank 3 crash or hang?", "rank_why", ["SIGTERM", "stuck"], []),
     ("nan_loss", "why is rank 1 exitcode 1 but the other three -15", "rank_why", ["-15", "SIGTERM"], []),
 ]
-
-
-@pytest.fixture(scope="module")
-def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
-    tmp: Path = tmp_path_factory.mktemp("checks")
-    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in {job for job, *_ in CASES}})
 
 
 @pytest.mark.parametrize(

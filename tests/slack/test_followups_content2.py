@@ -10,13 +10,10 @@ phrasings, not the batch questions: each answer must state the job's fact, and n
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.slack.answers import Answerer
 from knowledge.answer_job import length
-from tests.slack import factjobs, heldout
 from tests.slack.helpers import states_facts
 
 CASES = [
@@ -136,12 +133,6 @@ CASES = [
     ),
     ("nan_loss", "is this an fp16 overflow? should we go bf16", ["No fp16 loss-scale", "clip"], []),
 ]
-
-
-@pytest.fixture(scope="module")
-def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
-    tmp: Path = tmp_path_factory.mktemp("content2")
-    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in {job for job, *_ in CASES}})
 
 
 @pytest.mark.parametrize(("job", "question", "must", "never"), CASES)

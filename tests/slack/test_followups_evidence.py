@@ -7,21 +7,12 @@ Each asserts the fact the answer must state and the claim it must not make, on t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.slack.answers import Answer, Answerer
 from knowledge.intents import normalise
-from tests.slack import factjobs, heldout
 
 JOBS = ("nan_loss", "checkpoint_oom", "dataloader_worker_killed", "rendezvous_port_in_use", "desync")
-
-
-@pytest.fixture(scope="module")
-def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
-    tmp: Path = tmp_path_factory.mktemp("evidence")
-    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in JOBS})
 
 
 def ask(answerers: dict[str, Answerer], job: str, question: str) -> Answer:

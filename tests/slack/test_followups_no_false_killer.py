@@ -7,21 +7,13 @@ CUDA or host out-of-memory error); a segfault, a timeout or a scheduler's kill i
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.slack.answers import Answerer
-from tests.slack import factjobs, heldout
+from tests.slack import factjobs
 
 ALLOCATION = {"gpu_oom", "checkpoint_oom", "zero3_save"}  # the jobs whose failure was a refused allocation
 KILLED = {"host_oom_kill", "fsdp_cpu_save", "dataloader_worker_killed"}  # a SIGKILL is in their evidence
-
-
-@pytest.fixture(scope="module")
-def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
-    tmp: Path = tmp_path_factory.mktemp("killer")
-    return heldout.answerers({name: build(tmp) for name, build in factjobs.JOBS.items()})
 
 
 @pytest.mark.parametrize("job", sorted(factjobs.JOBS))

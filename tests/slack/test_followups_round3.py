@@ -12,14 +12,11 @@ job's fact, and never the opposite.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.slack.answers import Answerer
 from knowledge.answer_quote import _PORT
 from knowledge.intents import IntentMatcher, asks
-from tests.slack import factjobs, heldout
 from tests.slack.helpers import states_facts
 
 CASES = [
@@ -207,12 +204,6 @@ CASES = [
         ["Yes, it points at the data pipeline", "hardware"],
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
-    tmp: Path = tmp_path_factory.mktemp("round3")
-    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in {job for job, *_ in CASES}})
 
 
 @pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)

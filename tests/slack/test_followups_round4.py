@@ -10,13 +10,10 @@ fact, and never the opposite.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks, named_ranks
-from tests.slack import factjobs, heldout
 from tests.slack.helpers import states_facts
 
 CASES = [
@@ -154,12 +151,6 @@ CASES = [
         [],
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
-    tmp: Path = tmp_path_factory.mktemp("round4")
-    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in {job for job, *_ in CASES}})
 
 
 @pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)

@@ -11,13 +11,10 @@ Each answer must state the job's fact, and never the opposite.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks
-from tests.slack import factjobs, heldout
 from tests.slack.helpers import states_facts
 
 GATHER = "stage3_gather_16bit_weights_on_model_save"
@@ -75,12 +72,6 @@ CASES = [
         ["a restart resumes from it"],
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
-    tmp: Path = tmp_path_factory.mktemp("round5")
-    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in {job for job, *_ in CASES}})
 
 
 @pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)

@@ -11,13 +11,10 @@ Every answer must state the job's facts and never the listed wrong claim.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks, normalise, tokens
-from tests.slack import factjobs, heldout
 from tests.slack.helpers import states_facts
 
 MULTI = [
@@ -144,13 +141,6 @@ WHY = [
     ("time_limit", "who sent the sigterm? was it an oom?", None, ["SIGTERM", "time limit"], ["GiB short"]),
     ("time_limit", "did slurm kill it or did it crash", "rank_why", ["time limit", "SIGTERM"], []),
 ]
-
-
-@pytest.fixture(scope="module")
-def answerers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answerer]:
-    tmp: Path = tmp_path_factory.mktemp("routing2")
-    jobs = {job for job, *_ in MULTI + ASK_DECIDES + WHY}
-    return heldout.answerers({name: factjobs.JOBS[name](tmp) for name in jobs})
 
 
 @pytest.mark.parametrize(("job", "question", "intent", "must", "never"), MULTI + ASK_DECIDES + WHY)

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks, named_ranks
-from tests.slack.helpers import states_facts
 
 CASES = [
     # (job, question, intent, must, must_not)
@@ -121,18 +119,6 @@ CASES = [
         [],
     ),
 ]
-
-
-@pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)
-def test_the_answer_states_this_jobs_fact(
-    answerers: dict[str, Answerer],
-    job: str,
-    question: str,
-    intent: str | None,
-    must: list[str],
-    never: list[str],
-) -> None:
-    states_facts(answerers[job].answer(question), intent, must, never)
 
 
 def test_number_words_are_not_typos() -> None:

@@ -17,7 +17,6 @@ import pytest
 from bot.slack.answers import Answerer
 from knowledge.answer_quote import _PORT
 from knowledge.intents import IntentMatcher, asks
-from tests.slack.helpers import states_facts
 
 CASES = [
     # (job, question, intent or None, must, must_not)
@@ -204,18 +203,6 @@ CASES = [
         ["Yes, it points at the data pipeline", "hardware"],
     ),
 ]
-
-
-@pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)
-def test_the_answer_states_this_jobs_fact(
-    answerers: dict[str, Answerer],
-    job: str,
-    question: str,
-    intent: str | None,
-    must: list[str],
-    never: list[str],
-) -> None:
-    states_facts(answerers[job].answer(question), intent, must, never)
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks, named_ranks
-from tests.slack.helpers import states_facts
 
 CASES = [
     # (job, question, intent, must, must_not)
@@ -151,18 +149,6 @@ CASES = [
         [],
     ),
 ]
-
-
-@pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)
-def test_the_answer_states_this_jobs_fact(
-    answerers: dict[str, Answerer],
-    job: str,
-    question: str,
-    intent: str | None,
-    must: list[str],
-    never: list[str],
-) -> None:
-    states_facts(answerers[job].answer(question), intent, must, never)
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks
-from tests.slack.helpers import states_facts
 
 GATHER = "stage3_gather_16bit_weights_on_model_save"
 DRAIN = "state=drain"
@@ -72,18 +70,6 @@ CASES = [
         ["a restart resumes from it"],
     ),
 ]
-
-
-@pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)
-def test_the_answer_states_this_jobs_fact(
-    answerers: dict[str, Answerer],
-    job: str,
-    question: str,
-    intent: str | None,
-    must: list[str],
-    never: list[str],
-) -> None:
-    states_facts(answerers[job].answer(question), intent, must, never)
 
 
 @pytest.mark.parametrize(

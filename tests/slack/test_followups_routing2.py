@@ -15,7 +15,6 @@ import pytest
 
 from bot.slack.answers import Answerer
 from knowledge.intents import IntentMatcher, asks, normalise, tokens
-from tests.slack.helpers import states_facts
 
 MULTI = [
     # (job, question, intent, must, must_not)
@@ -141,18 +140,6 @@ WHY = [
     ("time_limit", "who sent the sigterm? was it an oom?", None, ["SIGTERM", "time limit"], ["GiB short"]),
     ("time_limit", "did slurm kill it or did it crash", "rank_why", ["time limit", "SIGTERM"], []),
 ]
-
-
-@pytest.mark.parametrize(("job", "question", "intent", "must", "never"), MULTI + ASK_DECIDES + WHY)
-def test_every_ask_gets_this_jobs_fact(
-    answerers: dict[str, Answerer],
-    job: str,
-    question: str,
-    intent: str | None,
-    must: list[str],
-    never: list[str],
-) -> None:
-    states_facts(answerers[job].answer(question), intent, must, never)
 
 
 def test_a_fact_two_asks_share_is_said_once(answerers: dict[str, Answerer]) -> None:

@@ -1,0 +1,29 @@
+"""The follow-up cases of the on-call and fix rounds, one contract for all: each names a fact job, a
+question as typed in Slack, the intent it must reach (None: any), the facts the answer must state and
+the claims it must not make. The cases live beside the tests of their round (what they fixed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.slack.answers import Answerer
+from tests.slack.helpers import states_facts
+from tests.slack.test_followups_oncall import CASES as ONCALL
+from tests.slack.test_followups_round3 import CASES as ROUND3
+from tests.slack.test_followups_round4 import CASES as ROUND4
+from tests.slack.test_followups_round5 import CASES as ROUND5
+from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
+
+CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
+
+
+@pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)
+def test_the_answer_states_this_jobs_fact(
+    answerers: dict[str, Answerer],
+    job: str,
+    question: str,
+    intent: str | None,
+    must: list[str],
+    never: list[str],
+) -> None:
+    states_facts(answerers[job].answer(question), intent, must, never)

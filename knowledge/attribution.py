@@ -11,209 +11,24 @@ verdict holds is `knowledge/verdict.py`.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
 
 from knowledge import fallback, roundstep, stall, wording
+from knowledge.candidates import Cand, candidates, choose, demote_teardown
 from knowledge.collateral_only import dead_child, from_collateral, odd_rank_out
 from knowledge.phases import PhaseFact
 from knowledge.scanner import SourceScan
 from knowledge.schema import Entry
-from knowledge.signals import ActorKey, Job, Signal, job_year
+from knowledge.signals import Job, Signal, job_year
 from knowledge.verdict import (
     INCONCLUSIVE,
     LONE_EXIT_SCORE,
-    WEAK_SCORE,
-    Scored,
     Verdict,
     confidence,
     dedupe,
     phase_decides,
     score_entries,
 )
-
-
-@dataclass(slots=True)
-class _Cand:
-    key: ActorKey
-    first: Signal
-    best: Scored
-    scored: list[Scored]
-    secondhand: bool  # only a launcher's report about it (torchrun's failure summary)
-    kernel: bool
-    scheduler: bool = False  # only the scheduler's record: a summary written after the fact
-    bound: float | None = None  # an upper bound on the time of an untimed first signal
-
-    def when(self) -> float | None:
-        t = self.first.abs_time()
-        return t if t is not None else self.bound
-
-
-def _candidates(job: Job) -> list[_Cand]:
-    cands = []
-    for key, sigs in job.by_actor().items():
-        prims = [s for s in sigs if s.role == "primary" and not s.demoted]
-        scored = score_entries(prims, job)
-        if not scored:
-            continue
-        fits = {id(x) for sc in scored for x in sc.signals}
-        fitting = [s for s in prims if id(s) in fits]
-        first = min(fitting, key=Signal.order)
-        cands.append(
-            _Cand(
-                key,
-                first,
-                scored[0],
-                scored,
-                all(s.hit.secondhand for s in fitting),
-                any(s.kernel for s in fitting),
-                all(job.scans[s.source].source.kind == "scheduler" for s in fitting),
-            )
-        )
-    return cands
-
-
-def _bound_untimed(job: Job, cands: list[_Cand]) -> dict[int, float]:
-    """An untimed line happened no later than the next timed line of the same file."""
-    timed: dict[int, list[tuple[int, float]]] = {}
-    for s in job.signals:
-        t = s.abs_time()
-        if t is not None:
-            timed.setdefault(s.source, []).append((s.line, t))
-    suffix: dict[int, tuple[list[int], list[float]]] = {}
-    for src, pairs in timed.items():
-        pairs.sort()
-        mins, low = [], float("inf")
-        for _, t in reversed(pairs):
-            low = min(low, t)
-            mins.append(low)
-        suffix[src] = ([line for line, _ in pairs], mins[::-1])
-    out: dict[int, float] = {}
-    for i, c in enumerate(cands):
-        if c.first.abs_time() is not None or c.kernel or c.first.source not in suffix:
-            continue
-        lines, mins = suffix[c.first.source]
-        k = bisect_right(lines, c.first.line)
-        if k < len(lines):
-            out[i] = mins[k] - 1e-6
-    return out
-
-
-def _choose(job: Job, cands: list[_Cand]) -> tuple[_Cand, bool]:
-    """The initiating candidate and whether causal fallback rules (not clocks) decided it."""
-    pool = (
-        [c for c in cands if not (c.secondhand or c.scheduler)] or [c for c in cands if c.scheduler] or cands
-    )
-    first_attempt = min(_attempt(job, c) for c in pool)
-    pool = [c for c in pool if _attempt(job, c) == first_attempt]  # restarts follow the first failure
-    bounds = _bound_untimed(job, pool)
-    if bounds:
-        for i, c in enumerate(pool):
-            if i in bounds:
-                c.bound = bounds[i]
-    timed = [c for c in pool if c.when() is not None]
-    kernel_untimed = [c for c in pool if c.kernel and c.when() is None]
-
-    def strength(c: _Cand) -> tuple[float, int]:
-        return c.best.score, c.best.entry.priority
-
-    if kernel_untimed and len(pool) > len(kernel_untimed):
-        return max(kernel_untimed, key=strength), True
-    if timed:
-        first = min(timed, key=lambda c: (c.when(), c.first.source, c.first.line))
-        first = _stronger_soon_after(job, first, timed)
-        near = _kernel_fault_near(first, timed)
-        if near is not None:
-            return near, True
-        return first, len(timed) < len(pool) or first.bound is not None
-    if len({c.first.source for c in pool}) == 1:  # one file without times: its line order is the order
-        return min(pool, key=lambda c: c.first.line), len(pool) > 1
-    return max(pool, key=lambda c: (*strength(c), -c.first.source, -c.first.line)), len(pool) > 1
-
-
-def _stronger_soon_after(job: Job, first: _Cand, timed: list[_Cand]) -> _Cand:
-    """A weak first primary (a generic exception) loses to a strong primary on another actor that
-    follows within `WEAK_WINDOW_SECONDS`: the generic line is more likely a symptom of it."""
-    if first.best.score >= WEAK_SCORE:
-        return first
-    t0 = first.when() or 0.0
-    attempt = _attempt(job, first)
-    strong = [
-        c
-        for c in timed
-        if c.key != first.key and c.best.score >= WEAK_SCORE and _attempt(job, c) == attempt
-        if 0 <= (c.when() or 0.0) - t0 <= WEAK_WINDOW_SECONDS
-    ]
-    return min(strong, key=lambda c: (c.when(), c.first.source, c.first.line)) if strong else first
-
-
-_ATTEMPT = re.compile(r"(?:^|/)attempt_(\d+)/")
-
-
-def _attempt(job: Job, c: _Cand) -> int:
-    """torchrun's restart attempt a candidate's file belongs to (`--log-dir …/attempt_N/`): a failure
-    of a later attempt (a restart that could not rendezvous) never explains an earlier one."""
-    m = _ATTEMPT.search(job.scans[c.first.source].source.name)
-    return int(m.group(1)) if m else 0
-
-
-#: a kernel fault this soon after a rank's first error on the same node explains it (driver logs lag,
-#: and an untimed rank line only inherits the time of an earlier line)
-KERNEL_EXPLAINS_SECONDS = 600.0
-
-
-def _kernel_fault_near(first: _Cand, timed: list[_Cand]) -> _Cand | None:
-    """A GPU fault (Xid) on the initiating rank's node, shortly after its error: the fault is the cause."""
-    if first.kernel or first.first.node is None:
-        return None
-    t0 = first.when() or 0.0
-    near = [
-        c
-        for c in timed
-        if c.kernel and c.first.xid is not None and c.first.node == first.first.node
-        if 0 <= (c.when() or 0.0) - t0 <= KERNEL_EXPLAINS_SECONDS
-    ]
-    return min(near, key=lambda c: (c.when(), c.first.line)) if near else None
-
-
-#: how much earlier a weak primary may be and still lose to a strong one on another rank
-WEAK_WINDOW_SECONDS = 60.0
-
-
-def _demote_teardown(job: Job) -> None:
-    """A weak primary (a generic traceback) printed after its rank's own first collateral line (a
-    watchdog timeout, a SIGTERM) is part of the teardown: evidence, never the cause."""
-    first_in_source: dict[int, Signal] = {}
-    for s in job.signals:
-        if s.role == "collateral" and (
-            s.source not in first_in_source or s.line < first_in_source[s.source].line
-        ):
-            first_in_source[s.source] = s
-    for key, sigs in job.by_actor().items():
-        coll = [s for s in sigs if s.role == "collateral"]
-        if not coll and key[0] == "source" and sigs[0].source in first_in_source:
-            coll = [first_in_source[sigs[0].source]]  # a line with no rank: the file's first collateral
-        if not coll:
-            continue
-        first = min(coll, key=Signal.order)
-        weights: dict[str, dict[str, float]] = {}
-        for s in sigs:
-            if s.role == "primary":
-                weights.setdefault(s.entry.id, {})[s.pattern.sig_id] = s.pattern.weight
-        for s in sigs:
-            if s.role == "primary" and sum(weights[s.entry.id].values()) < WEAK_SCORE and _after(s, first):
-                s.demoted = True
-
-
-def _after(s: Signal, ref: Signal) -> bool:
-    """Did `s` come after `ref`: by line within one file, else by time when both have one."""
-    if s.source == ref.source:
-        if s.line == ref.line:  # one line, two readings: the stronger one says what the line is
-            return ref.pattern.weight > s.pattern.weight
-        return s.line > ref.line
-    t, r = s.abs_time(), ref.abs_time()
-    return t is not None and r is not None and t > r
 
 
 def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
@@ -277,8 +92,8 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
             confidence=0.0,
             notes=[wording.no_content(len(job.scans))],
         )
-    _demote_teardown(job)
-    cands = _candidates(job)
+    demote_teardown(job)
+    cands = candidates(job)
     if cands:
         return _when_stalled(job, _from_primary(job, cands))
     coll = [s for s in job.signals if s.role == "collateral" or s.demoted]
@@ -297,7 +112,7 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     )  # fmt: skip
 
 
-def _all_at_once(cands: list[_Cand], chosen: _Cand) -> bool:
+def _all_at_once(cands: list[Cand], chosen: Cand) -> bool:
     """Every rank failed the same way in the same second, known only from the launcher's summary: no
     rank started it (a crash in a call every rank makes together), so none is named."""
     if not chosen.secondhand or chosen.when() is None:
@@ -349,8 +164,8 @@ def _silent_entry(job: Job, phase: str) -> Entry | None:
     return None
 
 
-def _from_primary(job: Job, cands: list[_Cand]) -> Verdict:
-    chosen, fallback = _choose(job, cands)
+def _from_primary(job: Job, cands: list[Cand]) -> Verdict:
+    chosen, fallback = choose(job, cands)
     best = chosen.best
     runner = chosen.scored[1].score if len(chosen.scored) > 1 else None
     v = Verdict(
@@ -403,7 +218,7 @@ def _when_stalled(job: Job, v: Verdict) -> Verdict:
     return v
 
 
-def _locate(job: Job, v: Verdict, chosen: _Cand) -> None:
+def _locate(job: Job, v: Verdict, chosen: Cand) -> None:
     kind, name = chosen.key
     first = chosen.first
     if kind == "rank":

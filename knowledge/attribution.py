@@ -14,7 +14,7 @@ import re
 from collections import Counter
 
 from knowledge import fallback, roundstep, stall, wording
-from knowledge.candidates import Cand, candidates, choose, demote_teardown
+from knowledge.candidates import Cand, candidates, choose, demote_chained, demote_teardown
 from knowledge.collateral_only import dead_child, from_collateral, odd_rank_out
 from knowledge.phases import PhaseFact
 from knowledge.scanner import SourceScan
@@ -93,6 +93,7 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
             notes=[wording.no_content(len(job.scans))],
         )
     demote_teardown(job)
+    demote_chained(job)
     cands = candidates(job)
     if cands:
         return _when_stalled(job, _from_primary(job, cands))

@@ -185,6 +185,31 @@ def demote_teardown(job: Job) -> None:
                 s.demoted = True
 
 
+#: Python's line between an exception and one raised while handling it (CPython Lib/traceback.py,
+#: `_context_message`): the later exception is a consequence (a half-written file after a MemoryError)
+CHAINED = "During handling of the above exception, another exception occurred"
+#: how far above the chain line the first exception may be, and how far below the consequence
+CHAIN_ABOVE, CHAIN_BELOW = 60, 200
+
+
+def demote_chained(job: Job) -> None:
+    """A primary of another failure mode raised while handling an earlier primary (below Python's
+    "During handling of the above exception" line) is a consequence of it: evidence, never the cause.
+    Only the original exception of the chain can say what went wrong first."""
+    for source, scan in enumerate(job.scans):
+        chains = [n for n, text in scan.numbered_tail if CHAINED in text]
+        if not chains:
+            continue
+        prims = [s for s in job.signals if s.source == source and s.role == "primary" and not s.demoted]
+        for m in chains:
+            before = [s for s in prims if m - CHAIN_ABOVE <= s.line < m]
+            first_entries = {s.entry.category for s in before}
+            for s in prims:
+                if first_entries and m < s.line <= m + CHAIN_BELOW and s.entry.category not in first_entries:
+                    if all(b.rank == s.rank for b in before):
+                        s.demoted = True
+
+
 def _after(s: Signal, ref: Signal) -> bool:
     """Did `s` come after `ref`: by line within one file, else by time when both have one."""
     if s.source == ref.source:

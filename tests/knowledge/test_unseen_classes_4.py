@@ -1,16 +1,20 @@
 # ruff: noqa: E501 - realistic log lines are long
 """Failure classes from the December 6 blind corpus round, each as a small log in the format its tool
 prints (not a copy of a case): UCX's crash handler (HPC-X ships it with every MPI/NCCL-over-UCX job)
-reporting a fatal signal other than SIGSEGV, with its backtrace banner."""
+reporting a fatal signal other than SIGSEGV, with its backtrace banner; and Python's exception chain,
+whose first exception is the cause of one raised while handling it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from denpex.core.models import Diagnosis
+from knowledge.phases import load_markers
+from knowledge.schema import load_entries
 from tests.knowledge.engine_support import write_log as _log
 
 Run = Callable[[Path], Diagnosis]
@@ -18,7 +22,11 @@ Run = Callable[[Path], Diagnosis]
 
 @pytest.mark.parametrize(
     "what",
-    ["4 (Illegal instruction: illegal operand)", "6 (Aborted)", "8 (Floating point exception: integer divide by zero)"],
+    [
+        "4 (Illegal instruction: illegal operand)",
+        "6 (Aborted)",
+        "8 (Floating point exception: integer divide by zero)",
+    ],
 )
 def test_ucx_crash_handler_reports_a_native_crash(diagnose_dir: Run, tmp_path: Path, what: str) -> None:
     log = (
@@ -32,7 +40,91 @@ def test_ucx_crash_handler_reports_a_native_crash(diagnose_dir: Run, tmp_path: P
     assert diagnose_dir(_log(tmp_path, log)).category == "segfault"
 
 
-def test_a_bare_shell_illegal_instruction_stays_an_environment_problem(diagnose_dir: Run, tmp_path: Path) -> None:
+def test_a_bare_shell_illegal_instruction_stays_an_environment_problem(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
     """The shell's `Illegal instruction (core dumped)` after an import is a binary built for a newer CPU."""
     log = "$ python -c 'import torch'\nIllegal instruction (core dumped)\n"
     assert diagnose_dir(_log(tmp_path, log)).category == "env_version_mismatch"
+
+
+def _chain(first: str, then: str) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.10/site-packages/torch/serialization.py", line 652, in save\n'
+        "    _save(obj, opened_zipfile, pickle_module, pickle_protocol, _disable_byteorder_record)\n"
+        '  File "/env/lib/python3.10/site-packages/torch/serialization.py", line 886, in _save\n'
+        "    zip_file.write_record(name, storage, num_bytes)\n"
+        f"{first}\n"
+        "\n"
+        "During handling of the above exception, another exception occurred:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.10/site-packages/torch/serialization.py", line 651, in save\n'
+        "    with _open_zipfile_writer(f) as opened_zipfile:\n"
+        f"{then}\n"
+        "\n"
+        "During handling of the above exception, another exception occurred:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 410, in <module>\n'
+        "    trainer.fit(model, datamodule)\n"
+        '  File "/env/lib/python3.10/site-packages/pytorch_lightning/trainer/trainer.py", line 544, in fit\n'
+        "    call._call_and_handle_interrupt(\n"
+    )
+
+
+def test_an_error_raised_while_handling_a_memory_error_is_its_consequence(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """Python prints the original exception first; the half-written zip's `unexpected pos` is the
+    consequence of the save running out of host memory, not a full disk."""
+    log = _chain(
+        "MemoryError",
+        "RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 6057217600 vs 6057217496",
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "cpu_oom_checkpoint"
+
+
+def test_an_emergency_save_failing_after_a_cuda_oom_does_not_hide_the_oom(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """Trainers that save on an exception write a half file when the first error left no room: the
+    chain's first exception (the step's CUDA OOM) is the cause."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.10/site-packages/lightning/pytorch/loops/optimization/automatic.py", line 330, in backward_fn\n'
+        '    call._call_strategy_hook(self.trainer, "backward", loss, optimizer)\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.10 GiB is free.\n"
+        "\n"
+        "During handling of the above exception, another exception occurred:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 88, in on_exception\n'
+        "    torch.save(state, ckpt_path)\n"
+        "RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 4288 vs 4176\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "gpu_oom"
+
+
+def test_a_full_disk_first_stays_a_full_disk(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = _chain(
+        "OSError: [Errno 28] No space left on device",
+        "RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 4288 vs 4176",
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "disk_full_or_io"
+
+
+WINDOWS_SAVE_FRAME = (
+    '  File "C:\\Users\\me\\envs\\ft\\lib\\site-packages\\torch\\serialization.py", line 668, in _save'
+)
+
+
+def test_windows_paths_in_a_save_traceback_are_save_frames() -> None:
+    """Python on Windows prints frames with backslashes: the save frame and the save context must read
+    them as they read `torch/serialization.py`."""
+    marker = next(m for m in load_markers() if m.id == "frame-torch-save")
+    assert re.search(marker.pattern, WINDOWS_SAVE_FRAME)
+    entry = next(e for e in load_entries() if e.id == "checkpoint-cpu-alloc-oom")
+    frame = next(c for c in entry.context if c.id == "save-load-frame")
+    assert re.search(frame.pattern, WINDOWS_SAVE_FRAME)

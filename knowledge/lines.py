@@ -75,6 +75,9 @@ _SPAWN_CHILD = re.compile(r"\bprocess (\d{1,5}) terminated with (?:signal|exit c
 #: FSDP's "Failed to clone() tensor with name x on rank 1", c10d's "[PG 0 Rank 3]" further into a line
 #: srun's report of a task: `srun: error: gpu-01: task 1: Segmentation fault` (the task id is the rank)
 _SRUN_TASK = re.compile(r"^\s*srun: error: \S+: tasks? (\d{1,6})(?:-\d+)?: ")
+#: Open MPI's launcher on a process that died (open-mpi/ompi@v4.1.6:orte/tools/orterun/help-orterun.txt,
+#: "%s noticed that process rank %s with PID %s on node %s exited on signal %d (%s)."): the MPI rank
+_MPIRUN_RANK = re.compile(r"\b(?:mpirun|prterun|orterun) noticed that process rank (\d{1,6}) with PID ")
 _SELF_NAMED_RANK = re.compile(
     r"\b(?:receive grad for|tensor with name \S+ on|\(default_pg\)) [Rr]ank (\d{1,6})\b"
     r"|\bRank (\d{1,6})(?::|, node \S+, device) "  # Megatron's NaN/Inf checks name their own rank
@@ -139,7 +142,7 @@ def parse_rank(text: str) -> RankInfo:
     m = _LOCAL_RANK_ARG.search(text[:2000]) or _SPAWN_CHILD.search(head)
     if m:
         return RankInfo(None, int(m.group(1)))
-    m = _SRUN_TASK.match(head)
+    m = _SRUN_TASK.match(head) or _MPIRUN_RANK.search(head)
     if m:
         return RankInfo(int(m.group(1)))
     m = _SELF_NAMED_RANK.search(text[:2000])

@@ -5,7 +5,8 @@ The floors only rise for the same cases. They are met by being right about failu
 matching a file: the judged set is a larger hidden corpus of the same kind. A round of blind cases
 (written by another author, scored once before any change) may lower the measured score; the floor is
 then set to what the engine scores on the grown corpus, never to fit a case (December rounds t- to w-:
-0.91 -> 0.89 and 0.79 -> 0.77, their misses being logs without the deciding fact).
+0.91 -> 0.89 and 0.79 -> 0.77, their misses being logs without the deciding fact; December 6 round
+x- to z-: rank 0.97 -> 0.96, its miss a PR description's one-line fragment that names no rank).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from tests.tools.score_fast import score
 
 ROOT = Path(__file__).resolve().parents[2]
 MIN_CATEGORY_ACCURACY = 0.89
-MIN_RANK_ACCURACY = 0.97
+MIN_RANK_ACCURACY = 0.96
 CHECKPOINT_CLASSES = ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint")
 MIN_CHECKPOINT_ACCURACY = 0.77
 

@@ -128,3 +128,24 @@ def test_windows_paths_in_a_save_traceback_are_save_frames() -> None:
     entry = next(e for e in load_entries() if e.id == "checkpoint-cpu-alloc-oom")
     frame = next(c for c in entry.context if c.id == "save-load-frame")
     assert re.search(frame.pattern, WINDOWS_SAVE_FRAME)
+
+
+def test_open_mpis_report_of_a_killed_process_names_its_rank(diagnose_dir: Run, tmp_path: Path) -> None:
+    """mpirun (Horovod, DeepSpeed's MPI launcher) names the MPI rank of the process that died."""
+    log = (
+        "Epoch 1/30: loading the training set\n"
+        "--------------------------------------------------------------------------\n"
+        "mpirun noticed that process rank 2 with PID 41877 on node trainer-7 exited on signal 9 (Killed).\n"
+        "--------------------------------------------------------------------------\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert (d.category, d.initiating.rank if d.initiating else None) == ("host_oom", 2)
+
+
+def test_a_watchdog_line_quoted_with_its_fields_elided_is_still_a_timeout(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """Issue threads and PR descriptions quote the watchdog's line shortened (`WorkNCCL(... OpType=…)
+    ran for N ms`): still a collective that timed out, not a silent hang."""
+    log = "the run died with WorkNCCL(... OpType=ALLREDUCE, NumelIn=1 ...) ran for 600058 ms\n"
+    assert diagnose_dir(_log(tmp_path, log)).category == "nccl_timeout"

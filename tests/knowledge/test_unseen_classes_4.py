@@ -19,6 +19,13 @@ from tests.knowledge.engine_support import write_log as _log
 
 Run = Callable[[Path], Diagnosis]
 
+RAY_LOST_WORKER = (
+    "(raylet) A worker died or was killed while executing a task by an unexpected system error. Worker PID: 3345 "
+    "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. "
+    "End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to "
+    "high memory usage.\n"
+)
+
 
 @pytest.mark.parametrize(
     "what",
@@ -149,3 +156,24 @@ def test_a_watchdog_line_quoted_with_its_fields_elided_is_still_a_timeout(
     ran for N ms`): still a collective that timed out, not a silent hang."""
     log = "the run died with WorkNCCL(... OpType=ALLREDUCE, NumelIn=1 ...) ran for 600058 ms\n"
     assert diagnose_dir(_log(tmp_path, log)).category == "nccl_timeout"
+
+
+@pytest.mark.parametrize(
+    "save_line",
+    [
+        "(TaskRunner pid=1123) local_global_step_folder: /data/ckpt/global_step_200",  # verl's _save_checkpoint
+        "(WorkerDict pid=3345) [rank0]: Saving actor checkpoint to /data/ckpt/global_step_200/actor",
+    ],
+)
+def test_an_rl_trainers_save_before_a_lost_worker_is_a_checkpoint_host_oom(
+    diagnose_dir: Run, tmp_path: Path, save_line: str
+) -> None:
+    log = (
+        "(TaskRunner pid=1123) step:200 - actor/pg_loss:0.012 - critic/score/mean:0.61\n"
+        f"{save_line}\n" + RAY_LOST_WORKER
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert (d.category, d.initiating.phase if d.initiating else None) == (
+        "cpu_oom_checkpoint",
+        "checkpoint_save",
+    )

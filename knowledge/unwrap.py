@@ -62,6 +62,9 @@ def _body(line: str) -> str:
 _ENDED = re.compile(r"[}.*!?]\s*$")
 #: a line that is one capitalised word (`Killed`, `Aborted`, `Done`): a record, never a continuation
 _WORD = re.compile(r"^\s*[A-Z][a-z]+\s*$")
+#: a whole traceback frame header (`File "x.py", line 3, in f`): the next line is the frame's source
+#: line (pasted with its indentation lost), never a continuation of the header
+_FRAME_HEADER = re.compile(r'^\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
 #: this many lines of exactly the widest length: a hard (character) wrap, which cuts anywhere
 HARD_LINES = 3
 
@@ -99,7 +102,12 @@ def rejoin_text(text: str) -> str | None:
     out: list[str] = []
     last = ""  # the body of the physical line before this one
     for line, body in zip(lines, bodies, strict=True):
-        continues = body.strip() and not _RECORD.match(body) and not _WORD.match(body)
+        continues = (
+            body.strip()
+            and not _RECORD.match(body)
+            and not _WORD.match(body)
+            and not _FRAME_HEADER.match(last)
+        )
         if out and continues and _cut(last, body, w, hard) and len(set(_GLUED.findall(out[-1]))) < 2:
             prev = _RESET.sub("", out[-1])
             delivered = _DELIVERY.match(line)

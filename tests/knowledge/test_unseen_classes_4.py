@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
+from knowledge import unwrap
 from knowledge.phases import load_markers
 from knowledge.schema import load_entries
 from tests.knowledge.engine_support import write_log as _log
@@ -175,5 +176,33 @@ def test_an_rl_trainers_save_before_a_lost_worker_is_a_checkpoint_host_oom(
     d = diagnose_dir(_log(tmp_path, log))
     assert (d.category, d.initiating.phase if d.initiating else None) == (
         "cpu_oom_checkpoint",
+        "checkpoint_save",
+    )
+
+
+UNINDENTED_SAVE_OOM = (
+    'File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1818, in _save_to_state_dict\n'
+    "destination[prefix + name] = param if keep_vars else param.detach().to(self.dtype, copy=True)  # cast for export\n"
+    'File "/opt/conda/lib/python3.10/site-packages/quantlib/nn/linear8bit.py", line 96, in dequantize_for_save\n'
+    "outputs = torch.empty_like(weight, dtype=torch.float16)  # full-size copy of every int8 weight on the GPU\n"
+    "torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+)
+
+
+def test_a_frame_pasted_without_indentation_is_not_a_wrapped_line() -> None:
+    """A traceback pasted with its indentation lost puts each frame's source line under its header; the
+    two long lines look like a hard wrap, but a whole frame header is never continued by the next line."""
+    joined = unwrap.rejoin_text(UNINDENTED_SAVE_OOM)
+    assert joined is None or "in _save_to_state_dict\n" in joined
+
+
+def test_a_cuda_oom_while_building_a_state_dict_is_the_checkpoint_gather_class(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """`Module.state_dict()` calls `_save_to_state_dict` on every module: a CUDA OOM under it is a
+    save's copy of the weights on the GPU, not a training step's."""
+    d = diagnose_dir(_log(tmp_path, UNINDENTED_SAVE_OOM))
+    assert (d.category, d.initiating.phase if d.initiating else None) == (
+        "gpu_oom_checkpoint_gather",
         "checkpoint_save",
     )

@@ -64,6 +64,8 @@ class RankInfo:
 _TORCHRUN = re.compile(r"^\s*\[default(\d{1,5})\]:")
 _RANK_PREFIX = re.compile(r"\[rank:? ?(\d{1,6})\]:?")  # `[rank3]:`, Lightning's `[rank: 3]`
 _SRUN_LABEL = re.compile(r"^\s{0,4}(\d{1,6}): ")
+#: Open MPI's `--tag-output` (horovodrun's default): `[1,3]<stderr>:` is job 1's rank 3
+_MPI_TAG = re.compile(r"^\s*\[\d{1,9},(\d{1,6})\]<(?:stdout|stderr|stddiag)>:")
 _BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")
 _LEAD_RANK = re.compile(r"^\s*(?:global\s+)?rank[\s:=]+(\d{1,6})\b", re.IGNORECASE)
 _NCCL_DEV = re.compile(r"^\s*(?:\S+:\d+:\d+ )?\[(\d{1,3})\] (?:\S+ )?NCCL ")
@@ -127,7 +129,7 @@ def parse_rank(text: str) -> RankInfo:
         return RankInfo(int(m.group(1)), local)
     if local is not None:
         return RankInfo(None, local)
-    m = _SRUN_LABEL.match(head)
+    m = _SRUN_LABEL.match(head) or _MPI_TAG.match(head)
     if m:
         return RankInfo(int(m.group(1)))
     m = BLOCK_RANK.match(head)

@@ -6,7 +6,9 @@ matching a file: the judged set is a larger hidden corpus of the same kind. A ro
 (written by another author, scored once before any change) may lower the measured score; the floor is
 then set to what the engine scores on the grown corpus, never to fit a case (December rounds t- to w-:
 0.91 -> 0.89 and 0.79 -> 0.77, their misses being logs without the deciding fact; December 6 round
-x- to z-: rank 0.97 -> 0.96, its miss a PR description's one-line fragment that names no rank).
+x- to o-: rank 0.97 -> 0.93, its misses a PR description's one-line fragment that names no rank, a
+Horovod shutdown printed by a waiting rank while the rank that finished early wrote nothing, and a
+race of several ranks where torchrun's summary names another rank than the traceback shown).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from tests.tools.score_fast import score
 
 ROOT = Path(__file__).resolve().parents[2]
 MIN_CATEGORY_ACCURACY = 0.89
-MIN_RANK_ACCURACY = 0.96
+MIN_RANK_ACCURACY = 0.93
 CHECKPOINT_CLASSES = ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint")
 MIN_CHECKPOINT_ACCURACY = 0.77
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
-from knowledge import unwrap
+from knowledge import lines, unwrap
 from knowledge.phases import load_markers
 from knowledge.schema import load_entries
 from tests.knowledge.engine_support import write_log as _log
@@ -206,3 +206,21 @@ def test_a_cuda_oom_while_building_a_state_dict_is_the_checkpoint_gather_class(
         "gpu_oom_checkpoint_gather",
         "checkpoint_save",
     )
+
+
+def test_horovods_shutdown_is_a_peer_gone_not_a_user_code_error(diagnose_dir: Run, tmp_path: Path) -> None:
+    """horovodrun tags each line with Open MPI's `[job,rank]<stderr>:`; Horovod's SHUT_DOWN_ERROR, raised
+    inside TensorFlow's generic `UnknownError`, says another rank raised or finished first."""
+    log = (
+        "[1,2]<stderr>:Traceback (most recent call last):\n"
+        '[1,2]<stderr>:  File "/usr/lib/python3.10/site-packages/horovod/tensorflow/mpi_ops.py", line 127, in _allreduce\n'
+        "[1,2]<stderr>:tensorflow.python.framework.errors_impl.UnknownError: Graph execution error:\n"
+        "[1,2]<stderr>:Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt "
+        "to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "nccl_comm_error"
+
+
+def test_open_mpis_output_tag_names_the_rank() -> None:
+    assert lines.parse_rank("[1,3]<stderr>:RuntimeError: boom").rank == 3
+    assert lines.parse_rank("[27131,12]<stdout>:step 10 loss 2.0").rank == 12

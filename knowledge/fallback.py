@@ -24,7 +24,7 @@ from knowledge.schema import Entry
 from knowledge.signals import ActorKey, Job, job_year
 
 # `[rank3]: `, `[default0]:`, srun's `3: ` and similar labels a launcher puts before a line
-_LABELS = r"^(?:\[[^\]\n]{1,40}\]:? ?|[0-9]{1,5}: )*[ \t*_>`]*"  # and Markdown a pasted log keeps
+_LABELS = r"^[ \t]*(?:\[[^\]\n]{1,40}\]:? ?|[0-9]{1,5}: )*[ \t*_>`]*"  # and Markdown a pasted log keeps
 _TRACEBACK = re.compile(_LABELS + r"Traceback \(most recent call last\):")
 # CPython's last traceback line: `pkg.mod.SomeError: message` (Lib/traceback.py format_exception_only);
 # TF1's session wrapper prints `InternalError (see above for traceback): message`

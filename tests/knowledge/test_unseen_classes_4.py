@@ -224,3 +224,19 @@ def test_horovods_shutdown_is_a_peer_gone_not_a_user_code_error(diagnose_dir: Ru
 def test_open_mpis_output_tag_names_the_rank() -> None:
     assert lines.parse_rank("[1,3]<stderr>:RuntimeError: boom").rank == 3
     assert lines.parse_rank("[27131,12]<stdout>:step 10 loss 2.0").rank == 12
+
+
+def test_a_labelled_traceback_pasted_as_an_indented_code_block_keeps_its_exception(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """A log pasted into an issue as a code block is indented; the rank label and the exception under it
+    are still the rank's own failure, not a silent hang."""
+    log = (
+        "    [rank1]: Traceback (most recent call last):\n"
+        '    [rank1]:   File "/usr/lib/python3.10/os.py", line 272, in renames\n'
+        "    [rank1]:     rename(old, new)\n"
+        "    [rank1]: FileExistsError: [Errno 17] File exists: 'out/tmp-checkpoint-x1' -> 'out/checkpoint-400'\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category != "hang_no_error"
+    assert d.initiating is not None and d.initiating.rank == 1

@@ -19,6 +19,9 @@ CHALLENGE = re.compile(
     r"\b(?:are|r) (?:you|u) sure\b|\bsure (?:it\W?s|it is|that)\b|\bhow (?:do|can) (?:you|u) (?:know|tell)\b"
     r"|\bcould (?:it |this |that )?(?:just |simply )?be\b|\bmaybe (?:just |only )?(?:a|an|one)\b"
     r"|\bwhy (?:call|say|is) it\b|\bnot (?:just )?(?:a|an|the) [\w -]{2,20}\?|\bhow is (?:that|this|it)\b"
+    # a familiar cause offered in its place ("is this the usual 29500 collision")
+    r"|\b(?:is|was) (?:it|this|that) (?:just )?(?:the|a|an|our) "
+    r"(?:usual|same|typical|common|classic|known|old)\b"
 )
 _OOM = re.compile(r"\boom\b|oom[- ]?killer|out of memory|\bkilled\b|\bram\b")
 _FLAKY = re.compile(r"\bflaky\b|\bfs\b|filesystem|\bnfs\b|storage|\bdisk\b")

@@ -12,6 +12,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
 from knowledge import answer_code, answer_job, answer_launcher, answer_silent
@@ -176,27 +177,66 @@ def backend(c: Ctx, m: Match) -> Reply | None:
 
 _CULPRIT_Q = re.compile(
     r"\b(?:do|did|does) (?:anything|something) wrong\b"
-    r"|\b(?:the )?(?:culprit|to blame|at fault|responsible|guilty)\b"
+    r"|\b(?:the )?(?:culprits?|to blame|at fault|responsible|guilty)\b"
     r"|\b(?:is|was) (?:it|rank \d+|that rank) (?:the )?(?:cause|problem|one)\b"
     r"|\bcaused? (?:it|this|the failure)\b|\bwhich (?:one|of (?:them|the two|those|these|both))\b"
+    # the launcher's word for it, or a doubt of it ("torchrun says root cause is rank 0. trust that?")
+    r"|\broot[- ]?cause\b|\bthe bad (?:one|rank)\b|\btrust (?:that|it|this|the launcher|torchrun)\b"
 )
+#: ranks named by number alone at the start of an ask ("0 and 2 say Connection reset by peer, …")
+_BARE_RANKS = re.compile(
+    r"^(?:but |so |and |ok )?(\d{1,4}(?: ?(?:,|and|&|/) ?\d{1,4})+) (?:both |all |also )?"
+    r"(?:say|said|show|showed|shows|print|printed|log|logged|report|reported|have|had|got|hit)\b"
+)
+#: the launcher's summary is what the reader quotes ("torchrun says root cause is rank 0")
+_LAUNCHER_SAID = re.compile(r"\b(?:torchrun|launcher|elastic|summary|failure table|first observed)\b")
 _WHICH_OF = re.compile(r"\bwhich (?:one|of (?:them|the two|those|these|both))\b")
 
 
 def culprit_verdict(c: Ctx, m: Match) -> str:
-    """ "Did rank 0 do anything wrong?" / "so rank 0 is the culprit, right?": yes or no first."""
+    """ "Did rank 0 do anything wrong?" / "so rank 0 is the culprit, right?": yes or no first; the
+    launcher's "root cause" quoted against it also gets why the launcher named another rank."""
     ini = c.view.initiating
-    if m.rank is None or ini is None or not _CULPRIT_Q.search(m.text):
+    named = _culprit_ranks(m)
+    if not named or ini is None or not _CULPRIT_Q.search(m.text):
         return ""
-    role = c.view.ranks.get(m.rank)
+    if len(named) > 1 and m.rank is None:  # "0 and 2 say Connection reset, are they the root cause"
+        return _several(c, named, ini.rank)
+    role = c.view.ranks.get(named[0])
     what = "collateral" if role is not None and role.role == "collateral" else "not the one that started it"
     if _WHICH_OF.search(m.text):  # a choice between two ranks: the one that started it, named first
         other = next((r for r in m.ranks if r != ini.rank), None)
         was = "" if other is None else " " + tf.CULPRIT_OTHER.format(rank=other, what=what)
         return tf.CULPRIT_WHICH.format(ini=ini.rank) + was
-    if m.rank == ini.rank:
-        return tf.CULPRIT_YES.format(rank=m.rank)
-    return tf.CULPRIT_NO.format(rank=m.rank, what=what, ini=ini.rank)
+    if named[0] == ini.rank:
+        return tf.CULPRIT_YES.format(rank=named[0])
+    said = f" {tff.LAUNCHER_FIRST_EXIT}" if _LAUNCHER_SAID.search(m.text) else ""
+    return tf.CULPRIT_NO.format(rank=named[0], what=what, ini=ini.rank) + said
+
+
+def _culprit_ranks(m: Match) -> tuple[int, ...]:
+    """The ranks the ask blames: named as ranks, or by number alone at its start ("0 and 2 say …")."""
+    if m.rank is not None:
+        return (m.rank,)
+    bare = _BARE_RANKS.search(m.text)
+    return tuple(dict.fromkeys(int(n) for n in re.findall(r"\d+", bare.group(1)))) if bare else ()
+
+
+def _several(c: Ctx, named: tuple[int, ...], ini: int) -> str:
+    """Several ranks blamed at once: no when none of them started it, else which one did."""
+    if any(r not in c.view.ranks for r in named):
+        return ""
+    others = [r for r in named if r != ini]
+    if not others:
+        return ""
+    ranks = " and ".join(map(str, others)) if len(others) == 2 else rl(others)
+    coll = all(c.view.ranks[r].role == "collateral" for r in others)
+    what = "collateral" if coll else "not the ones that started it"
+    if ini in named:
+        was = tf.CULPRIT_OTHER.format(rank=others[0], what=what.replace("the ones", "the one"))
+        was = was if len(others) == 1 else tff.CULPRIT_OTHERS.format(ranks=ranks, what=what)
+        return f"{tf.CULPRIT_WHICH.format(ini=ini)} {was}"
+    return tff.CULPRIT_NONE.format(ranks=ranks, what=what, ini=ini)
 
 
 # ---------------------------------------------------------------- single facts people check

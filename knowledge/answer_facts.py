@@ -11,7 +11,7 @@ import re
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_job, answer_launcher, answer_more, answer_silent
+from knowledge import answer_job, answer_launcher, answer_more, answer_silent, answer_where
 from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -74,6 +74,20 @@ _PID = re.compile(r"\bpids?\b|\bprocess(?:es)?\b")
 
 
 def which_rank(c: Ctx, m: Match) -> Reply | None:
+    """Which rank failed first (or the named rank's place); asked also where the ranks were or what
+    its own log said, those facts too."""
+    base = _which_rank(c, m)
+    if base is None:
+        return None
+    extra, lines = answer_where.which_extra(c, m, _target(c, m), base.lead)
+    if not extra:
+        return base
+    return reply(
+        "which_rank", f"{base.lead} {extra}", [*base.lines, *(x for x in lines if x not in base.lines)]
+    )
+
+
+def _which_rank(c: Ctx, m: Match) -> Reply | None:
     v = c.view
     if m.rank is not None and m.rank != (v.initiating.rank if v.initiating else None):
         r = v.ranks.get(m.rank)
@@ -133,6 +147,21 @@ def _engine_note(c: Ctx) -> str:
 
 
 def rank_why(c: Ctx, m: Match) -> Reply | None:
+    """Why the rank failed; a collateral rank's answer also says where it waited (its collective and
+    line), a first rank's its batch when asked what set it apart."""
+    base = _rank_why(c, m)
+    r = _target(c, m)
+    if base is None or r is None or (m.rank is not None and m.rank not in c.view.ranks):
+        return base
+    extra, lines = answer_where.rank_extra(c, m, r, base.lead)
+    if not extra:
+        return base
+    return reply(
+        "rank_why", f"{base.lead} {extra}", [*base.lines, *(x for x in lines if x not in base.lines)]
+    )
+
+
+def _rank_why(c: Ctx, m: Match) -> Reply | None:
     v = c.view
     if no_worker_started(c):  # "is it rank 0's fault?": no rank ran at all
         return reply("rank_why", tf.NO_RANK_STARTED.format(what=t.category_words(v.category)), v.evidence[:1])
@@ -237,26 +266,9 @@ def _exit(v: JobView, r: RankView) -> str:
     return said
 
 
-def _compare(c: Ctx, m: Match) -> Reply | None:
-    """Two named ranks' first failures, the earlier first ("did rank 5 die before or after rank 0?")."""
-    pair = [c.view.ranks.get(x) for x in m.ranks[:2]]
-    a, b = pair
-    if a is None or b is None or not a.first_time or not b.first_time:
-        return None
-    gap = seconds_between(a.first_time, b.first_time)
-    if gap is None:
-        return None
-    first, second = (a, b) if gap >= 0 else (b, a)
-    lead = tf.compare_times(
-        first.rank, at(first.first_time), second.rank, at(second.first_time), duration(gap) if gap else ""
-    )
-    lines = [x.first_line for x in (first, second) if x.first_line is not None]
-    return reply("when", lead, lines)
-
-
 def when(c: Ctx, m: Match) -> Reply | None:
     v = c.view
-    if len(m.ranks) >= 2 and (compared := _compare(c, m)) is not None:
+    if len(m.ranks) >= 2 and (compared := answer_where.compare(c, m)) is not None:
         return compared
     r = _target(c, m)
     if r is not None and m.rank is not None and r.role != "initiating":
@@ -302,6 +314,8 @@ def when(c: Ctx, m: Match) -> Reply | None:
         lead += " " + t.job_span(at(v.start)[4:], at(v.end)[4:], duration(span))
     if step := answer_more.last_step(c, ini):
         lead += " " + step
+    if what := answer_where.what_failed(c, ini, lead):
+        lead += " " + what
     return reply("when", lead, lines)
 
 
@@ -330,6 +344,20 @@ def ranks_count(c: Ctx, m: Match) -> Reply | None:
 
 
 def phase(c: Ctx, m: Match) -> Reply | None:
+    """What the rank was doing; asked about its batch ("whats the batch shape") or its pace ("secs per
+    step?"), its batch line or its step rate too."""
+    base = _phase(c, m)
+    if base is not None and answer_where.RATE_Q.search(m.text) and (rate := answer_where.step_rate(c)):
+        base = reply("phase", f"{base.lead} {rate}", base.lines)  # "secs per step? how far did we get"
+    if base is None or _target(c, m) is None:
+        return base
+    extra, lines = answer_where.batch_said(c, m, base.lead)
+    if not extra:
+        return base
+    return reply("phase", f"{base.lead} {extra}", [*base.lines, *(x for x in lines if x not in base.lines)])
+
+
+def _phase(c: Ctx, m: Match) -> Reply | None:
     v = c.view
     r = _target(c, m)
     if r is None:

@@ -144,12 +144,11 @@ def story(c: Ctx, m: Match | None = None, intent: str = "which_rank") -> Reply |
     together, lines = _together(c)
     progress, shown = last_progress(c)
     parts = [end_sentence(end), together, span(c), progress]
-    code = ""
-    if m is not None and _LIMIT_Q.search(m.text):
-        parts.append(tj.LIMIT_UNKNOWN)
-        code = f"sacct -j {end.job.split('.')[0]} -o JobID,State,Elapsed,Timelimit"
+    sacct = f"sacct -j {end.job.split('.')[0]} -o JobID,State,Elapsed,Timelimit"
+    if (m is not None and _LIMIT_Q.search(m.text)) or end.reason == "TIME LIMIT":
+        parts.append(tj.LIMIT_NOT_LOGGED.format(code=sacct))  # the logs never print the limit itself
     lead = " ".join(p for p in parts if p)
-    return reply(intent, lead, [end.line, *lines, *shown], code=code)
+    return reply(intent, lead, [end.line, *lines, *shown])
 
 
 def limit_check(c: Ctx, m: Match) -> Reply | None:

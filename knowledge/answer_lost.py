@@ -10,9 +10,13 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_facts as tff
+from denpex.core.texts import followups_job as tj
+from denpex.core.texts import slack as t
+from knowledge.answer_job import no_worker_started
 from knowledge.answer_more import step_of_total
 from knowledge.answer_quote import saving_line
 from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.answer_where import strip_prefix
 from knowledge.intents import Match
 
 #: asks what the failure cost in work
@@ -20,6 +24,8 @@ ASKS_LOST = re.compile(
     r"\bhow (?:much|many|far)(?: \w+){0,2}? (?:do|did|will|would|have|are|is|was) (?:we|i|you|they|it)?"
     r" ?(?:lose|lost|gone|wasted|go back|back)\b|\bhow much (?:\w+ )?(?:is|was|got|gets) (?:lost|wasted)\b"
     r"|\b(?:lost|wasted) (?:work|progress|steps|compute|gpu ?hours)\b|\bwhat (?:do|did) (?:we|i) lose\b"
+    r"|\bwhat (?:(?:have|did) )?(?:we|i) (?:lost|wasted)\b|\bwhat(?: was| got|'s| is) (?:lost|wasted)\b"
+    r"|\b(?:did|was|has) anything (?:actually |even |really )?(?:train\w*|get trained|(?:get |been )?lost)\b"
 )
 
 
@@ -27,6 +33,13 @@ def lost(c: Ctx, m: Match) -> Reply | None:
     """The last step reached and the last save logged (or that none was): what a restart re-runs."""
     if not ASKS_LOST.search(m.text):
         return None
+    if no_worker_started(c):  # a launcher failure: nothing ran, so nothing was lost
+        line = c.view.evidence[0] if c.view.evidence else None
+        what = tj.NO_WORKER.format(
+            what=t.category_words(c.view.category), ref=ref(line) if line else "its log"
+        )
+        quoted = tj.LAUNCHER_SAID.format(text=strip_prefix(line.text)[:220]) if line is not None else ""
+        return reply("restart", f"{what} {quoted}".strip(), [line] if line is not None else [])
     reached = [r for r in c.view.ranks.values() if r.last_step is not None]
     saved = saving_line(c)
     if not reached:

@@ -15,7 +15,15 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_checks, answer_evidence, answer_facts, answer_job, answer_mechanism, answer_more
+from knowledge import (
+    answer_checks,
+    answer_evidence,
+    answer_facts,
+    answer_job,
+    answer_mechanism,
+    answer_more,
+    answer_where_ckpt,
+)
 from knowledge import evidence_numbers as num
 from knowledge.answer_types import Ctx, Reply, gib, reply
 from knowledge.answer_types import rank_list as rl
@@ -150,6 +158,17 @@ _COMPARE = re.compile(
 
 
 def answer(c: Ctx, m: Match) -> Reply | None:
+    """The memory answer; asked whether the checkpoint it hit exists, that checkpoint's state too."""
+    base = _answer(c, m)
+    if base is None:
+        return None
+    said, lines = answer_where_ckpt.checkpoint_state(c, m, base.lead)
+    if not said:
+        return base
+    return reply("memory", f"{said} {base.lead}", [*lines, *(x for x in base.lines if x not in lines)])
+
+
+def _answer(c: Ctx, m: Match) -> Reply | None:
     """The memory figures; a SIGKILL no kernel line explains is said to be unproven first; named ranks
     without a memory error of their own are told so, with the line each did fail with."""
     v = c.view

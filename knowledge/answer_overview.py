@@ -20,6 +20,7 @@ from knowledge import (
     answer_checks,
     answer_code,
     answer_debug,
+    answer_doubt_quote,
     answer_evidence,
     answer_facts,
     answer_fixfit,
@@ -48,10 +49,13 @@ _SAVING = re.compile(
 
 
 def summary(c: Ctx, m: Match) -> Reply | None:
-    """The verdict's title, then who failed first with what, and the collateral."""
+    """The verdict's title, then who failed first with what, and the collateral; asked for one line,
+    the title and the first sentence only (a ticket's line, not the whole story)."""
     base = answer_facts.which_rank(c, replace(m, rank=None))
     if base is None:
         return None
+    if answer_doubt_quote.ONE_LINER.search(m.text):
+        return answer_doubt_quote.one_liner(c, base)
     lead = tf.summary(c.view.title or "", base.lead)
     note = answer_code.desync_note(c)
     lead += f" {note}" if note and note not in lead else ""

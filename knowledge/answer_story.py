@@ -14,7 +14,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
-from knowledge import answer_more, answer_quote, answer_timeline
+from knowledge import answer_more, answer_quote, answer_timeline, answer_where
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import seconds_between
@@ -103,5 +103,9 @@ _SAVE_WORDS = re.compile(r"\bsav(?:e|ing)\b|checkpoint", re.IGNORECASE)
 
 
 def when(c: Ctx, m: Match) -> Reply | None:
-    """A timeline asked for as one gets every event; any other time question, its own answer."""
-    return timeline(c, m) or answer_timeline.when(c, m)
+    """A timeline asked for as one gets every event; any other time question, its own answer. Asked
+    also where the ranks were ("where were r1-r3 sitting when it happened"), where each one was."""
+    got = timeline(c, m) or answer_timeline.when(c, m)
+    if got is None or not answer_where.WHERE_Q.search(m.text) or not (where := answer_where.places(c)):
+        return got
+    return reply("when", f"{got.lead} {where}", got.lines)

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
-from denpex.core.models import Diagnosis, PastIncident
+from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
 from denpex.core.texts import slack as t
 from knowledge import (
     answer_advice,
@@ -25,6 +26,8 @@ from knowledge import (
     answer_checks,
     answer_code,
     answer_complaint,
+    answer_doubt,
+    answer_doubt_quote,
     answer_evidence,
     answer_facts,
     answer_guesses,
@@ -213,12 +216,18 @@ class Answerer:
         got = self._with_doing(self.answer_one(question), text)
         if (room := answer_more.headroom(self.ctx, text)) and room.lower() not in answer_asks.said(got):
             got = answer_asks.with_lead(got, room, [])  # "and how do we check the box has headroom"
+        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        verdict = answer_checks.culprit_verdict(self.ctx, self.matcher.match(text, nodes))
+        said, shown = answer_doubt.evidence(self.ctx, text, which=not verdict)
+        if said and said.lower() not in answer_asks.said(got):
+            got = _first(got, said, shown)  # "how can you pin it on rank 3?": what named it, first
         said, shown = answer_challenge.refute(self.ctx, text)
         if said and said.lower() not in answer_asks.said(got):
-            got = answer_asks.with_lead(got, said, shown)
+            got = _first(got, said, shown)  # the named cause checked first, then the usual answer
+        if verdict and verdict.lower() not in answer_asks.said(got):
+            got = _first(got, verdict, [])  # "torchrun says root cause is rank 0, right?": no or yes first
         if got.intent != "memory" or not _WHY_MECHANISM.search(text):
             return got
-        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
         cause = answer_overview.rank_why(self.ctx, self.matcher.match(text, nodes))
         return answer_asks.with_cause(got, cause)
 
@@ -228,6 +237,8 @@ class Answerer:
         ini = self.ctx.view.initiating
         if got.intent not in DOING_INTENTS or ini is None:
             return got
+        if got.intent == "summary" and answer_doubt_quote.ONE_LINER.search(text):
+            return got  # "one liner for the ticket": one sentence, not the rank's last line too
         named = named_ranks(text)
         if named and ini.rank not in named:
             return got
@@ -247,6 +258,8 @@ class Answerer:
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
         if (owner := answer_pid.whose(self.ctx, m.text)) is not None:
             return owner  # "`Killed process 51234` whose pid is that": its rank and node, with the line
+        if (line := answer_doubt_quote.which_line(self.ctx, m)) is not None:
+            return line  # "which line says time limit, quote it": that line, or that no line prints it
         if (killed := answer_evidence.sigkill_check(self.ctx, m)) is not None:
             return killed  # "'killed by signal: Killed' -- a sigkill?": the signal, and who may have sent it
         if (
@@ -310,6 +323,13 @@ class Answerer:
             examples.append("what else could it be?")
         lead = t.can_answer(examples[:3])
         return Reply("help", [lead], known=False, lead=lead)
+
+
+def _first(base: Reply, lead: str, lines: Sequence[EvidenceLine]) -> Reply:
+    """`base` led by a sentence that answers the doubt itself ("is this the usual 29500 collision":
+    not 29500, the port it was), with that sentence's lines shown first."""
+    shown = [*lines, *(ln for ln in base.lines if ln not in lines)]
+    return replace(base, lead=f"{lead} {base.lead}", lines=shown, material=[lead, *base.material])
 
 
 def _other_ranks(first: str, second: str) -> bool:

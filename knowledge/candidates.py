@@ -205,9 +205,9 @@ def demote_chained(job: Job) -> None:
             before = [s for s in prims if m - CHAIN_ABOVE <= s.line < m]
             first_entries = {s.entry.category for s in before}
             for s in prims:
-                if first_entries and m < s.line <= m + CHAIN_BELOW and s.entry.category not in first_entries:
-                    if all(b.rank == s.rank for b in before):
-                        s.demoted = True
+                consequence = m < s.line <= m + CHAIN_BELOW and s.entry.category not in first_entries
+                if first_entries and consequence and all(b.rank == s.rank for b in before):
+                    s.demoted = True
 
 
 def _after(s: Signal, ref: Signal) -> bool:

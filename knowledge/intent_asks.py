@@ -28,7 +28,7 @@ _ASK_SPLIT = re.compile(
 _ASKS = re.compile(
     r"^(?:ok(?:ay)? |so |and |also |hey |then |wait |lead q |ok so )*"
     r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
-    r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|"  # a bare topic is an ask too ("fix?")
+    r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|one[- ]?liner|"  # a bare topic is an ask ("fix?")
     r"why|what|whats|which|how|hows|where|when|who|whos|whose|was|wasnt|is|isnt|wtf|explain|any|"
     r"show|give|paste|tell|are|were|did|didnt|does|do|can|could|should|will|would|has|have|"
     r"cant|cannot|couldnt|shouldnt|wont|wouldnt|dont|doesnt|arent|werent)\b"

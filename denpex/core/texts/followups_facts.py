@@ -34,6 +34,15 @@ NOT_PORT = (
     "already held by another process."
 )
 
+# a rank (or several) blamed: the launcher's "root cause" is the first rank it saw exit
+LAUNCHER_FIRST_EXIT = (
+    'The launcher\'s "root cause" is the first rank it saw exit with an error: its summary lists the '
+    "first rank to exit, not the first to fail, and a rank that gave up waiting can exit before the one "
+    "it waited on."
+)
+CULPRIT_NONE = "No: ranks {ranks} were {what}; rank {ini} started it."
+CULPRIT_OTHERS = "Ranks {ranks} were {what}."
+
 # a whole timeline, every event the facts have
 TIMELINE = "Timeline (UTC): {events}."
 TIMELINE_AFTER_STEP = "Rank {rank} failed {gap} after the last good step ({step})."
@@ -85,4 +94,33 @@ LOST_CUT = (
     "The last save the logs show, `{name}` ({save_ref}), is the one the failure cut short, so don't "
     "count on it; the run reached step {step}{total} (rank {rank}, {ref}): resume from the last complete "
     "checkpoint before it, and the steps since that one are lost."
+)
+
+# what named the rank, for a reader who doubts it ("how can you pin it on rank 3 with nothing in its log")
+DOUBT_WHICH = "Rank {rank} is the one that started it."
+DOUBT_PID = (
+    "The kernel's OOM killer killed pid {pid} ({kref}), and the launcher's line `local_rank: {local} (pid: "
+    "{pid})` ({lref}) ties that pid to local_rank {local}{rank}{node}: the launcher's own worker, not some "
+    "other process on the box."
+)
+DOUBT_WAITERS = (
+    "Rank(s) {ranks} each timed out after {timeout} waiting on rank {rank} ({ref}): their own errors are "
+    "the wait, not a fault of theirs."
+)
+DOUBT_NO_TIMEOUT = (
+    "Rank {rank} logged no timeout or error of its own: it is the one rank that was not in the collective "
+    "the others waited in, which is why a log with no error points at it rather than clearing it."
+)
+DOUBT_STOPPED = "Its only trace is the launcher's SIGTERM ({ref}): it was still running when it was stopped."
+
+# a line asked for by what it says
+LINE_SAYS = "The line that says it is {ref}, quoted as logged below."
+KEY_NOT_PRINTED = (
+    "`{key}` is not in the lines Denpex kept from this job's logs: none of them prints it or its value, "
+    "so there is nothing to quote."
+)
+KEY_UNKNOWN = "The logs don't say what it was set to; the job's config file would."
+KEY_INFERRED = (
+    "The verdict infers it from the frame the failure went through, `{fn}` in `{path}` ({ref}), not "
+    "from a printed value; the job's config file is where to confirm it."
 )

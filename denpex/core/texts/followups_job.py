@@ -160,3 +160,28 @@ HANG_IN_COLLECTIVE = (
     "for it until their timeout."
 )
 HANG_SILENT = "Likely, on rank {rank}: the others timed out waiting for it."
+
+# ---------------------------------------------------------------- where the ranks were (answer_where)
+WAITED_IN = "It was waiting in `{op}` ({where}) when it failed, for rank {ini}."
+WAITED_IN_BARE = "It was waiting in `{op}` when it failed, for rank {ini}."
+DEEPEST_AT = "Its deepest frame in your code was `{func}` ({file} line {line})."
+OTHERS_WERE = "Where the others were when rank {ini} failed: {rows}."
+OTHERS_STEP = "Rank {ini} logged no step; the last step any rank logged was step {step} (rank {rank}, {ref})."
+FAILED_IN = "Rank {rank} failed in `{func}` ({file} line {line}){code}."
+OWN_LOG_NONE = (
+    "The lines kept from rank {rank}'s own log show no error of its own: the failure shows in the "
+    "launcher's or the kernel's lines instead."
+)
+OWN_LOG = "Rank {rank}'s own log says ({ref}): `{text}`."
+STEP_RATE = "It logged a step about every {secs} (steps {first} to {last}, {span})."
+CKPT_CUT = (
+    "The step {step} checkpoint is not complete: rank {rank} failed while saving it ({ref}), and no line "
+    "says the save finished, so treat that file as missing or partial."
+)
+CKPT_WRITTEN = "The step {step} checkpoint was written before the failure ({ref})."
+LIMIT_NOT_LOGGED = (
+    "The time limit itself (`--time`) is not in the logs; the scheduler's accounting shows it next to the "
+    "elapsed time: `{code}`."
+)
+FAILED_WITH = "What failed: {what} (`{text}`)."
+LAUNCHER_SAID = "The launcher's error: `{text}`."

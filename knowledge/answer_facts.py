@@ -11,7 +11,7 @@ import re
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_job, answer_launcher, answer_more, answer_silent, answer_where
+from knowledge import answer_job, answer_launcher, answer_more, answer_silent, answer_where, answer_where_ckpt
 from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -349,6 +349,8 @@ def phase(c: Ctx, m: Match) -> Reply | None:
     base = _phase(c, m)
     if base is not None and answer_where.RATE_Q.search(m.text) and (rate := answer_where.step_rate(c)):
         base = reply("phase", f"{base.lead} {rate}", base.lines)  # "secs per step? how far did we get"
+    if base is not None and (ck := answer_where_ckpt.checkpoint_state(c, m, base.lead))[0]:
+        base = reply("phase", f"{ck[0]} {base.lead}", [*ck[1], *(x for x in base.lines if x not in ck[1])])
     if base is None or _target(c, m) is None:
         return base
     extra, lines = answer_where.batch_said(c, m, base.lead)

@@ -15,6 +15,9 @@ import pytest
 from bot.slack.answers import Answerer
 
 CASES = [
+    ("zero3_save", "does the ckpt exist", ["step 100 checkpoint is not complete"], ["was saved"]),
+    ("time_limit", "step time?", ["every 4 s"], []),
+    ("time_limit", "how many seconds per step were we doing", ["every 4 s"], []),
     # (job, question, must, must_not)
     (
         "disk_full_save",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from knowledge import stragglers, wording
-from knowledge.lines import parse_step
+from knowledge.lines import parse_rank, parse_step
 from knowledge.schema import Entry
 from knowledge.signals import Job, Signal
 from knowledge.verdict import INCONCLUSIVE, Scored, Verdict, confidence, dedupe
@@ -102,6 +102,8 @@ def odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:
         if len(silent) == 1:
             rank = silent.pop()
             return rank, wording.silent_rank(rank, waiting)
+    if (gap := _gap(job, waiting)) is not None:
+        return gap, wording.silent_rank(gap, waiting)
     if (behind := _behind(job.enqueued)) is not None:
         return behind, wording.enqueued_behind(behind, job.enqueued)
     if job.single_node and (busy := stragglers.busy_elsewhere(job.phases, waiting)) is not None:
@@ -113,6 +115,32 @@ def odd_rank_out(job: Job, waiting: set[int]) -> tuple[int | None, str]:
         if lag < second:
             return lag_rank, wording.straggler(lag_rank, lag, max(steps.values()))
     return None, ""
+
+
+def tail_ranks(job: Job) -> set[int]:
+    """Every rank a source's kept last lines are labelled with (`[rank3]:`, `[1,3]<stderr>:`, `3: `),
+    whether or not a signature matched there: the ranks the logs show at all."""
+    seen = set(job.ranks)
+    for scan in job.scans:
+        if scan.source.kind == "kernel":
+            continue
+        for _, text in scan.numbered_tail:
+            rank = parse_rank(text).rank
+            if rank is not None:
+                seen.add(rank)
+    return seen
+
+
+def _gap(job: Job, waiting: set[int]) -> int | None:
+    """With no world size from the logs: the one rank below the highest one seen that printed nothing
+    while the ranks that did print waited or lost their peer (Horovod's shutdown, a closed connection)."""
+    if not waiting or (job.world and job.world > max(tail_ranks(job)) + 1):
+        return None
+    seen = tail_ranks(job)
+    if len(seen) < 2 or not waiting <= seen:
+        return None
+    gap = set(range(max(seen) + 1)) - seen
+    return gap.pop() if len(gap) == 1 else None
 
 
 def _behind(enqueued: dict[int, int]) -> int | None:

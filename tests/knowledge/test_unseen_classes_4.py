@@ -240,3 +240,22 @@ def test_a_labelled_traceback_pasted_as_an_indented_code_block_keeps_its_excepti
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category != "hang_no_error"
     assert d.initiating is not None and d.initiating.rank == 1
+
+
+def test_the_one_rank_that_printed_nothing_while_the_others_lost_it_is_named(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """Ranks 1-3 print tracebacks and one of them that Horovod shut down (a peer finished or raised);
+    rank 0 printed nothing at all: the one rank missing below the highest seen is the lead."""
+    shutdown = (
+        "Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt "
+        "to allreduce, allgather or broadcast a tensor after one of the ranks finished execution."
+    )
+    frames = "".join(
+        f"[1,{r}]<stderr>:Traceback (most recent call last):\n"
+        f'[1,{r}]<stderr>:  File "/usr/lib/python3/site-packages/horovod/torch/mpi_ops.py", line 280, in synchronize\n'
+        for r in (2, 1, 3)
+    )
+    log = frames + f"[1,3]<stderr>:RuntimeError: {shutdown}\n"  # the excerpt keeps one rank's message
+    d = diagnose_dir(_log(tmp_path, log))
+    assert (d.category, d.initiating.rank if d.initiating else None) == ("nccl_comm_error", 0)

@@ -14,7 +14,14 @@ import re
 from collections import Counter
 
 from knowledge import fallback, roundstep, stall, wording
-from knowledge.candidates import Cand, candidates, choose, demote_chained, demote_teardown
+from knowledge.candidates import (
+    Cand,
+    candidates,
+    choose,
+    demote_chained,
+    demote_frames_before_an_exception,
+    demote_teardown,
+)
 from knowledge.collateral_only import dead_child, from_collateral, odd_rank_out
 from knowledge.phases import PhaseFact
 from knowledge.scanner import SourceScan
@@ -94,6 +101,7 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
         )
     demote_teardown(job)
     demote_chained(job)
+    demote_frames_before_an_exception(job)
     cands = candidates(job)
     if cands:
         return _when_stalled(job, _from_primary(job, cands))

@@ -9,6 +9,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from knowledge import fallback
 from knowledge.signals import ActorKey, Job, Signal
 from knowledge.verdict import WEAK_SCORE, Scored, score_entries
 
@@ -208,6 +209,27 @@ def demote_chained(job: Job) -> None:
                 consequence = m < s.line <= m + CHAIN_BELOW and s.entry.category not in first_entries
                 if first_entries and consequence and all(b.rank == s.rank for b in before):
                     s.demoted = True
+
+
+#: a traceback frame line (`File "x.py", line 3, in f`, or its `line 3, in f` half when wrapped)
+_FRAME = re.compile(r'(?:^|[\s(])(?:File "[^"]*", )?line \d+, in [\w<>.]+\s*$|^\s*File "[^"]*"')
+#: how far below a frame its traceback's exception may be
+FRAME_SPAN = 150
+
+
+def demote_frames_before_an_exception(job: Job) -> None:
+    """A frame signature (a save's unshard frame: weak, for traces whose error line was cut) is
+    evidence, never the cause, when its traceback's own exception is in the log and is not one of its
+    entry's lines: that exception says what went wrong (an assertion during the save, not an OOM)."""
+    for source in range(len(job.scans)):
+        fatal = fallback.last_fatal(job, source)
+        if fatal is None or fatal.kind != "exception":
+            continue
+        on_fatal = {s.entry.id for s in job.signals if s.source == source and s.line == fatal.line}
+        for s in job.signals:
+            frame = s.source == source and s.role == "primary" and _FRAME.search(s.hit.text)
+            if frame and s.entry.id not in on_fatal and 0 < fatal.line - s.line <= FRAME_SPAN:
+                s.demoted = True
 
 
 def _after(s: Signal, ref: Signal) -> bool:

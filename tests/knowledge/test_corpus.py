@@ -9,7 +9,8 @@ then set to what the engine scores on the grown corpus, never to fit a case (Dec
 x- to o-: rank 0.97 -> 0.93, its misses a PR description's one-line fragment that names no rank, a
 Horovod shutdown printed by a waiting rank while the rank that finished early wrote nothing, and a
 race of several ranks where torchrun's summary names another rank than the traceback shown; category
-0.89 -> 0.88 after ab-, whose misses are library releases' bugs that read as ordinary exceptions).
+0.89 -> 0.87 after ab- and ad-, whose misses are library releases' bugs that read as ordinary
+exceptions).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from knowledge.engine import Engine
 from tests.tools.score_fast import score
 
 ROOT = Path(__file__).resolve().parents[2]
-MIN_CATEGORY_ACCURACY = 0.88
+MIN_CATEGORY_ACCURACY = 0.87
 MIN_RANK_ACCURACY = 0.93
 CHECKPOINT_CLASSES = ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint")
 MIN_CHECKPOINT_ACCURACY = 0.77

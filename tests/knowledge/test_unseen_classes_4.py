@@ -259,3 +259,78 @@ def test_the_one_rank_that_printed_nothing_while_the_others_lost_it_is_named(
     log = frames + f"[1,3]<stderr>:RuntimeError: {shutdown}\n"  # the excerpt keeps one rank's message
     d = diagnose_dir(_log(tmp_path, log))
     assert (d.category, d.initiating.rank if d.initiating else None) == ("nccl_comm_error", 0)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "AttributeError: /opt/venv/lib/python3.12/site-packages/somepkg/lib/libcudart_stub.so: undefined symbol: cudaDeviceReset",
+        "AttributeError: module 'ml_dtypes' has no attribute 'float4_e2m1fn' ",
+        "AttributeError: module 'transformer_engine.pytorch' has no attribute 'GroupedLinear'",
+    ],
+)
+def test_a_library_missing_what_another_library_expects_is_a_version_mismatch(
+    diagnose_dir: Run, tmp_path: Path, line: str
+) -> None:
+    """ctypes reports a symbol a shared library lacks as an AttributeError; an installed ML library's
+    module without the attribute its caller uses is two releases that do not fit."""
+    assert diagnose_dir(_log(tmp_path, line + "\n")).category == "env_version_mismatch"
+
+
+def test_a_fork_that_fails_for_memory_in_megatrons_async_save_is_a_checkpoint_host_oom(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """Megatron's async checkpointing forks a worker for each save; a fork refused for memory (ENOMEM)
+    happens in the save."""
+    log = (
+        '  File "/env/lib/python3.12/site-packages/megatron/core/dist_checkpointing/strategies/async_utils.py", line 204, in schedule_async_call\n'
+        "    self.process.start()\n"
+        '  File "/usr/lib/python3.12/multiprocessing/popen_fork.py", line 66, in _launch\n'
+        "    self.pid = os.fork()\n"
+        "OSError: [Errno 12] Cannot allocate memory\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert (d.category, d.initiating.phase if d.initiating else None) == (
+        "cpu_oom_checkpoint",
+        "checkpoint_save",
+    )
+
+
+def test_a_save_traceback_that_ends_in_another_error_is_not_an_oom(diagnose_dir: Run, tmp_path: Path) -> None:
+    """The FSDP unshard frames of a full-state-dict save stand for the gather OOM only when a pasted
+    trace lost its error line; when the trace ends in its own exception, that exception is the answer."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/app/trainer/checkpoint.py", line 238, in save_checkpoint\n'
+        "    model_state_dict = self.model.state_dict()\n"
+        '  File "/env/lib/python3.12/site-packages/torch/distributed/fsdp/_state_dict_utils.py", line 161, in _common_unshard_pre_state_dict_hook\n'
+        "    _enter_unshard_params_ctx(\n"
+        '  File "/env/lib/python3.12/site-packages/torch/distributed/fsdp/_state_dict_utils.py", line 125, in _enter_unshard_params_ctx\n'
+        "    fsdp_state._unshard_params_ctx[module].__enter__()\n"
+        '  File "/env/lib/python3.12/site-packages/torch/distributed/utils.py", line 159, in _p_assert\n'
+        "    raise AssertionError(s)\n"
+        "AssertionError: Expects tensor to be on the compute device cuda:0, was on cpu\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category not in ("gpu_oom_checkpoint_gather", "gpu_oom", "cpu_oom_checkpoint")
+
+
+def test_the_unshard_frames_alone_still_point_at_the_gather_oom(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        '  File "/env/lib/python3.12/site-packages/torch/distributed/fsdp/_state_dict_utils.py", line 161, in _common_unshard_pre_state_dict_hook\n'
+        "    _enter_unshard_params_ctx(\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "gpu_oom_checkpoint_gather"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Exception: sgl-kernel is installed with version 0.1.0, which is less than the minimum required version 0.1.1.",
+        "RuntimeError: Dynamo is not supported on Python 3.12+",
+    ],
+)
+def test_a_librarys_own_version_check_is_a_version_mismatch(
+    diagnose_dir: Run, tmp_path: Path, line: str
+) -> None:
+    assert diagnose_dir(_log(tmp_path, line + "\n")).category == "env_version_mismatch"

@@ -30,7 +30,10 @@ _GUESSES: tuple[tuple[re.Pattern[str], str, frozenset[str]], ...] = (
         frozenset({"segfault"}),
     ),
     (
-        re.compile(r"\b(?:network|infiniband|ib|nic|ethernet|switch|interconnect|connection|socket|roce)\b"),
+        re.compile(
+            r"\b(?:network|infiniband|ib|nic|ethernet|switch|interconnect|connection|socket|roce|firewall"
+            r"|iptables)\b"
+        ),
         "the network",
         frozenset({"nccl_comm_error", "rendezvous_failure"}),
     ),
@@ -72,6 +75,8 @@ def guess(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if found is not None and ini is None and (end := answer_job.scheduler_end(c)) is not None:
         return _scheduler_guess(m, end, found[0])  # "was it preempted? oom?": the scheduler's own line
+    if found is not None and found[0] == "the network" and (busy := _port_busy(c)) is not None:
+        return busy  # "a firewall between nodes?": no, the port was taken on the host itself
     if found is None or ini is None:
         return None
     name, categories = found
@@ -92,6 +97,24 @@ def guess(c: Ctx, m: Match) -> Reply | None:
         echo = f"{echo} {desync}".strip()
     lead = tf.GUESS_NO.format(name=name, rank=ini.rank, what=what, echo=echo)
     return reply("alternatives", lead.strip(), c.view.key_line())
+
+
+_IN_USE = re.compile(r"EADDRINUSE|address already in use", re.I)
+_PORT = re.compile(r"\bport[: =]+(\d{2,5})\b")
+
+
+def _port_busy(c: Ctx) -> Reply | None:
+    """A rendezvous that failed because its port was taken: nothing crossed the network, the master
+    could not listen on its own host. None when no kept line says the port was in use."""
+    if not c.view.category.startswith("rendezvous"):
+        return None
+    lines = [*c.view.evidence, *(ln for tl in c.d.tails for ln in tl.lines)]
+    ln = next((x for x in lines if _IN_USE.search(x.text)), None)
+    if ln is None:
+        return None
+    port = _PORT.search(ln.text)
+    lead = tff.NOT_NETWORK_PORT.format(port=f"port {port.group(1)}" if port else "its port", ref=ref(ln))
+    return reply("alternatives", lead, [ln])
 
 
 _PREEMPT = re.compile(r"\bpreempt\w*|\bevict\w*|\bspot\b")
@@ -126,7 +149,16 @@ def timeout_help(c: Ctx, m: Match) -> Reply | None:
         why = f"{tf.TIMEOUT_STUCK.format(rank=ini.rank, what=what)} {answer_silent.next_steps(c, ini)}"
     else:
         why = tf.TIMEOUT_GONE.format(rank=ini.rank, what=t.category_words(ini.category or c.view.category))
-    return reply("timeout_help", f"{tf.TIMEOUT_WONT_HELP} {why}", c.view.key_line())
+    was = _timeout_was(c)  # "is 10s too tight?": the figure the reader doubts, then why it is not it
+    return reply("timeout_help", f"{was}{tf.TIMEOUT_WONT_HELP} {why}", c.view.key_line())
+
+
+def _timeout_was(c: Ctx) -> str:
+    """The timeout the logs show, as a sentence with a trailing space, else ""."""
+    found = [c.view.numbers.watchdog[0]] if c.view.numbers.watchdog is not None else []
+    found += [w for r in c.view.ranks.values() if r.first_line and (w := watchdog(r.first_line.text))]
+    timeouts = [w.timeout_s for w in found if w.timeout_s is not None]
+    return tf.TIMEOUT_WAS.format(timeout=duration(timeouts[0])) + " " if timeouts else ""
 
 
 _RANKS_TOO = re.compile(r"\b(?:too|as well|also|either|aswell)\b|\bthose\b|\btheir\b")
@@ -279,10 +311,7 @@ def timeout_fact(c: Ctx, m: Match) -> str:
     """ "What timeout was it using?": the watchdog's figure, from the line that shows it."""
     if "timeout" not in m.text:
         return ""
-    found = [c.view.numbers.watchdog[0]] if c.view.numbers.watchdog is not None else []
-    found += [w for r in c.view.ranks.values() if r.first_line and (w := watchdog(r.first_line.text))]
-    timeouts = [w.timeout_s for w in found if w.timeout_s is not None]
-    return tf.TIMEOUT_WAS.format(timeout=duration(timeouts[0])) if timeouts else ""
+    return _timeout_was(c).strip()
 
 
 __all__ = [

@@ -12,6 +12,7 @@ from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
 from knowledge import answer_job, answer_launcher, answer_more, answer_silent, answer_where, answer_where_ckpt
+from knowledge.answer_pace_ranks import last_to_die, memory_compare, others_waited
 from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -80,6 +81,11 @@ def which_rank(c: Ctx, m: Match) -> Reply | None:
     if base is None:
         return None
     extra, lines = answer_where.which_extra(c, m, _target(c, m), base.lead)
+    last, shown = last_to_die(c, m)  # "which rank was last to die, and when"
+    mem = memory_compare(c, m)  # "was rank 5 using more memory than the others"
+    waited = others_waited(c, m)  # "which rank started it and did the rest just wait?"
+    extra = " ".join(x for x in (last, extra, mem, waited) if x and x not in base.lead)
+    lines = [*shown, *lines]
     if not extra:
         return base
     return reply(
@@ -154,6 +160,8 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
     if base is None or r is None or (m.rank is not None and m.rank not in c.view.ranks):
         return base
     extra, lines = answer_where.rank_extra(c, m, r, base.lead)
+    waited = others_waited(c, m)  # "why did the other 7 sit there for ages"
+    extra = " ".join(x for x in (waited, extra) if x)
     if not extra:
         return base
     return reply(
@@ -336,6 +344,8 @@ def ranks_count(c: Ctx, m: Match) -> Reply | None:
         lead += " " + t.no_error_from(rl(healthy))
     if missing:
         lead += " " + t.no_log_from(rl(missing))
+    if waited := others_waited(c, m):  # "which process hit it and the other 3 just sat waiting?"
+        lead += " " + waited
     if v.nodes:
         lead += " " + t.ran_on(v.nodes)
     if VICTIM_Q.search(m.text) and (said := answer_launcher.victims(c, list(m.ranks))):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_job as tj
-from knowledge import answer_mechanism
+from knowledge import answer_mechanism, answer_where
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx
 from knowledge.glossary import find
@@ -76,6 +76,8 @@ def fitted(c: Ctx, m: Match) -> tuple[str, str]:
         code = grep
     if BATCH_Q.search(m.text) and (step := batch_step(c)):
         said.append(step)
+    if (batch := answer_where.batch_said(c, m, " ".join(said))[0]) and batch not in said:
+        said.append(batch)  # "what did the batch look like on the step that died": its batch line
     if FP16_Q.search(m.text) and (fact := fp16_fact(c)):
         said.append(fact)
     return " ".join(said), code

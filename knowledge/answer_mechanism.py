@@ -120,3 +120,31 @@ __all__ = [
     "per_rank",
     "ranks_per_node",
 ]
+
+
+#: asks which library or native module crashed ("do we know which library crashed", "what .so segfaulted")
+LIBRARY_Q = re.compile(
+    r"\b(?:which|what) (?:\w+ )?(?:library|lib|\.so|shared object|extension|native module|c\+\+ code)\b"
+    r"|\b(?:library|lib|\.so|extension) (?:crashed|segfaulted|faulted|died)\b"
+)
+#: a native frame of a backtrace (gdb's `#3 0x… in f () from libx.so`, glibc's `libx.so(+0x…)`,
+#: faulthandler's `Fatal Python error: Segmentation fault`) or the kernel's `segfault at … in libx.so`
+_NATIVE = re.compile(
+    r"^\s*#\d+\s+0x[0-9a-f]+|\b[\w.+-]+\.so(?:\.\d+)*\(|\bsegfault at\b.*\bin [\w.+-]+\.so"
+    r"|Fatal Python error",
+    re.IGNORECASE,
+)
+
+
+def crashed_library(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
+    """Which native library crashed, from a native frame the logs kept; with none, that the logs don't
+    say and how to get the backtrace that would. Only for a native crash (SIGSEGV and kin)."""
+    ini = c.view.initiating
+    if not LIBRARY_Q.search(text) or c.view.category != "segfault" or ini is None:
+        return "", []
+    native = [ln for ln in pool(c) if _NATIVE.search(ln.text)]
+    if native:
+        return tj.LIBRARY_SEEN.format(
+            rank=ini.rank, ref=ref(native[0]), text=native[0].text.strip()[:200]
+        ), native[:2]
+    return tj.LIBRARY_UNKNOWN.format(rank=ini.rank), []

@@ -12,6 +12,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
+from denpex.core.texts import followups_job as tj
 from knowledge import answer_launcher, answer_quote
 from knowledge.answer_types import Ctx, rank_lines, ref
 from knowledge.answer_types import rank_list as rl
@@ -109,7 +110,18 @@ def versions(c: Ctx, m: Match) -> str:
         found.append(
             tf.VERSION_SEEN.format(what=name, version=value, where=f" on {node}" if node else "", ref=ref(ln))
         )
-    return " ".join(found)
+    return " ".join([*found, _slot(c, m)]).strip()
+
+
+_SLOT_Q = re.compile(r"\bpci\b|\bslot\b|\bbus ?id\b")
+
+
+def _slot(c: Ctx, m: Match) -> str:
+    """The failing GPU's PCI slot, when the versions question also asks which slot ("and which pci slot")."""
+    ini = c.view.initiating
+    if not _SLOT_Q.search(m.text) or ini is None or not ini.gpu:
+        return ""
+    return tj.PCI_SLOT.format(rank=ini.rank, pci=ini.gpu, node=f" on {ini.node}" if ini.node else "")
 
 
 # ---------------------------------------------------------------- memory by rank
@@ -202,7 +214,9 @@ def collective_number(m: Match) -> str:
 
 
 __all__ = [
+    "DATA_Q",
     "collective_number",
+    "data_fact",
     "exit_codes",
     "last_step",
     "launcher_ended",
@@ -313,6 +327,21 @@ def _stamp(ln: EvidenceLine) -> str:
 def _is_activity(ln: EvidenceLine) -> bool:
     words = activity_words(ln.text)
     return len(words.split()) >= 3 and not _NOT_ACTIVITY.search(words)
+
+
+#: a guess that the data loading did it ("was it the data loading?", "the dataset index?")
+DATA_Q = re.compile(r"\bdata ?load\w*|\bdataset\b|\bdata ?pipeline\b|\bindex\b|\bdata\b")
+
+
+def data_fact(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
+    """The first rank's own last line when the question guesses the data loading and that line is a
+    data line ("building in-memory index of 1.2B samples" right before the host OOM); "" otherwise."""
+    ini = c.view.initiating
+    if ini is None or not DATA_Q.search(text) or ini.phase != "data":
+        return "", []
+    line = doing_line(c, ini)
+    said = doing(c, ini)
+    return (said, [line]) if said and line is not None else ("", [])
 
 
 # ---------------------------------------------------------------- host memory headroom

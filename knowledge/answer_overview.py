@@ -39,7 +39,7 @@ from knowledge.jobfacts_answers import RankView, launcher_exits, seconds_between
 _INTACT = re.compile(
     r"\b(?:corrupt\w*|broken|incomplete|partial|usable|valid|intact|written|complete\w*|ok|safe|finish\w*"
     r"|done|restart from|resume from|load|good|fine|trust\w*|use it|garbage|truncated|readable|there"
-    r"|land\w*|on disk|trash|salvage\w*)\b"
+    r"|land\w*|on disk|trash|salvage\w*|lose|lost)\b"
 )
 _STEP_QUESTION = re.compile(r"\b(?:step|steps|iteration|iter|how far)\b")
 _CALL_QUESTION = re.compile(r"\b(?:call|function|frame|line of (?:my|our|the) code)\b")
@@ -352,8 +352,11 @@ def alternatives(c: Ctx, m: Match) -> Reply | None:
         return base
     verdict = tf.verdict(c.view.title or t.category_words(c.view.category), c.view.confidence, ini.rank)
     fp16 = answer_fixfit.fp16_fact(c) if answer_fixfit.FP16_Q.search(m.text) else ""  # "an fp16 overflow?"
-    lead = " ".join(x for x in (fp16, verdict, base.lead) if x)
-    return reply("alternatives", lead, base.lines, bullets=base.bullets)
+    data, shown = answer_more.data_fact(c, m.text)  # "was it the data loading? … building an index"
+    lead = " ".join(x for x in (data, fp16, verdict, base.lead) if x)
+    return reply(
+        "alternatives", lead, [*shown, *(x for x in base.lines if x not in shown)], bullets=base.bullets
+    )
 
 
 hardware = answer_node.hardware

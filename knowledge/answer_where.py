@@ -37,7 +37,11 @@ RATE_Q = re.compile(
 #: a question about what a rank's own log said
 OWN_LOG_Q = re.compile(
     r"\b(?:its|their|the rank'?s?|rank \d+'?s?) (?:own )?(?:log|stderr|stdout|output)\b"
-    r"|\bwhat did (?:it|that rank|the rank|rank \d+) (?:log|say|print|write)\b|\blog(?:s|ged)? say\b"
+    r"|\bwhat did (?:it|that rank|the rank|rank \d+) (?:itself |themselves |on its own )?"
+    r"(?:log|say|print|write)\b"
+    r"|\blog(?:s|ged)? say\b|\brank \d+ itself\b"
+    # "did it print any error at all": whether the rank wrote an error of its own
+    r"|\b(?:print|log|write|say|show)\w* (?:any|an|some|its own)(?: \w+)? (?:error|message|exception)s?\b"
 )
 #: an error line a rank printed itself
 _ERROR = re.compile(r"\b\w*(?:Error|Exception)\b|\berror\b|\bfailure\b|\bfailed\b", re.I)
@@ -224,6 +228,7 @@ def compare(c: Ctx, m: Match) -> Reply | None:
 BATCH_Q = re.compile(
     r"\bbatch(?:es)? (?:shape|size|len\w*)\b|\bseq(?:uence)?[ _-]?len\w*\b|\blong[ -]?seq\w*\b"
     r"|\bbatch shape\b|\blongest sample\b|\b(?:long|big|large) (?:batch|sample|input)\b"
+    r"|\bbatch (?:look|looked|looks) like\b|\bwhat (?:did|was|were) the batch\b"
 )
 #: "why rank 5 and not rank 0", "same config on every rank": what set this rank apart
 APART_Q = re.compile(
@@ -251,6 +256,10 @@ def rank_extra(c: Ctx, m: Match, r: RankView, text: str) -> tuple[str, list[Evid
         if not place or (got is not None and f"`{got[0]}`" in text) or answer_code.desync_note(c):
             return "", []
         return place, []
+    if r.role == "initiating" and OWN_LOG_Q.search(m.text):  # "what did rank 5 itself print"
+        own, shown = own_log(c, r)
+        if own and own not in text:
+            return own, shown
     if r.role == "initiating":
         return batch_said(c, m, text)
     return "", []

@@ -27,20 +27,26 @@ from knowledge import (
     answer_code,
     answer_complaint,
     answer_doubt,
+    answer_doubt_anyway,
+    answer_doubt_exit,
+    answer_doubt_owner,
     answer_doubt_quote,
+    answer_doubt_said,
     answer_evidence,
     answer_facts,
     answer_guesses,
     answer_lines,
     answer_lost,
+    answer_mechanism,
     answer_memory,
     answer_more,
     answer_overview,
+    answer_pace,
     answer_pid,
     answer_quote,
     answer_story,
 )
-from knowledge.answer_types import Ctx, Reply
+from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.facts import load_catalogue
 from knowledge.glossary import Term, load_glossary
 from knowledge.intents import (
@@ -176,6 +182,18 @@ class Answerer:
         self.matcher = matcher or IntentMatcher()
 
     def answer(self, question: str) -> Reply:
+        """The message's answer; a message that doubts the logs print a message it names ("does anything
+        actually say No space left on device?") is told first whether a kept line says it, and what
+        the failing rank printed instead: the rest of the message may not repeat the doubt's words."""
+        got = self._answer(question)
+        said, shown = answer_doubt_said.named(self.ctx, self.matcher.text(question))
+        if not said or said.lower() in answer_asks.said(got):
+            return got
+        if got.intent == "help":
+            return reply("quote", said, shown)
+        return _first(got, said, shown)
+
+    def _answer(self, question: str) -> Reply:
         """One ask answered as it is; a message with two or three ("which rank went first and why did
         the rest get killed?") gets the first ask's answer, then each later ask's own sentence (and
         its step or command), no fact said twice."""
@@ -226,10 +244,24 @@ class Answerer:
             got = _first(got, said, shown)  # the named cause checked first, then the usual answer
         if verdict and verdict.lower() not in answer_asks.said(got):
             got = _first(got, verdict, [])  # "torchrun says root cause is rank 0, right?": no or yes first
+        got = self._doubts(got, text, self.matcher.match(text, nodes))
         if got.intent != "memory" or not _WHY_MECHANISM.search(text):
             return got
         cause = answer_overview.rank_why(self.ctx, self.matcher.match(text, nodes))
         return answer_asks.with_cause(got, cause)
+
+    def _doubts(self, got: Reply, text: str, m: Match) -> Reply:
+        """A figure or a fate the reader puts to be checked gets yes or no first ("exit code was -9
+        right", "would rank 0 have failed anyway?"); "who do i ping" gets whose move it is last."""
+        for said, shown in (answer_doubt_anyway.anyway(self.ctx, m), answer_doubt_exit.confirm(self.ctx, m)):
+            if said and got.intent == "help":  # the check is the answer: no list of examples after it
+                got = reply("rank_why", said, shown)
+            elif said and said.lower() not in answer_asks.said(got):
+                got = _first(got, said, shown)
+        who = answer_doubt_owner.who_to_ping(self.ctx, text)
+        if who and who.lower() not in answer_asks.said(got):
+            got = answer_asks.with_lead(got, who, [])
+        return got
 
     def _with_doing(self, got: Reply, text: str) -> Reply:
         """An answer that describes the initiating rank (its memory, why, which, when, the summary)
@@ -266,6 +298,10 @@ class Answerer:
             checked := answer_guesses.hang_guess(self.ctx, m) or answer_guesses.allocator_try(self.ctx, m)
         ) is not None:
             return checked  # "it was hang maybe?", "cant we just set expandable_segments?": checked first
+        if (paced := answer_pace.pace(self.ctx, m)) is not None:
+            return paced  # "was step 2000 slower?", "how long were the steps taking": the step lines' times
+        if (crashed := _crashed_library(self.ctx, m)) is not None:
+            return crashed  # "do we know which library crashed": a native frame, or how to get one
         if (cost := answer_lost.lost(self.ctx, m)) is not None:
             return cost  # "how much do we lose": the last step reached against the last save logged
         guess = _GUESS.search(m.text) and not _CHOICE.search(m.text) and not _HOW_MEANS.search(m.text)
@@ -359,3 +395,8 @@ class AnswerBook:
         self, diagnosis: Diagnosis, question: str, past: Sequence[PastIncident] | None = None
     ) -> Reply:
         return self.answerer(diagnosis, past).answer(question)
+
+
+def _crashed_library(c: Ctx, m: Match) -> Reply | None:
+    said, shown = answer_mechanism.crashed_library(c, m.text)
+    return reply("rank_why", said, shown) if said else None

@@ -124,3 +124,38 @@ KEY_INFERRED = (
     "The verdict infers it from the frame the failure went through, `{fn}` in `{path}` ({ref}), not "
     "from a printed value; the job's config file is where to confirm it."
 )
+
+# whether the logs say a message the reader names ("does anything actually say No space left on device?")
+SAID_YES = "Yes: {ref} says `{phrase}`, quoted as logged below."
+SAID_NOT = "No: {said} is not in any line Denpex kept from this job's logs, in those words."
+SAID_INSTEAD = (
+    "What the logs say instead, for {who}: {quoted}. The verdict ({what}) is inferred from these lines."
+)
+
+# whose move it is ("is this us or the cluster, who do i ping")
+WHO_ADMINS = (
+    "Who to ping: the cluster admins (whoever runs {node}): the fault is that node's GPU, not the job, so "
+    "they drain and check it; the job only needs to run elsewhere."
+)
+WHO_OWNER = (
+    "Who to ping: nobody on the cluster side; {what} is fixed in the job itself (its code, config or "
+    "launch), so it is the job owner's to change."
+)
+
+# a network or firewall guess at a rendezvous whose port was taken on the host itself
+NOT_NETWORK_PORT = (
+    "No, not a firewall or the network between nodes: nothing failed on the wire. The rendezvous could not "
+    "even listen on {port} on its own host because another process already held it (EADDRINUSE, {ref})."
+)
+
+# an exit code put to be confirmed ("exit code for the rank that died was -9 right")
+EXIT_YES = "Yes: rank {rank} ended with {exit}{where}."
+EXIT_NO = "No: rank {rank} ended with {exit}{where}, not the code you name."
+EXIT_SHELL = "{code} is how a shell or the scheduler reports it: 128 + signal {signal}."
+
+# whether collateral ranks would have failed anyway ("would rank 0 have failed anyway?")
+ANYWAY_NO = (
+    "No: {who} collateral, waiting on rank {rank}, which failed first on its own ({what}); nothing in "
+    "{their} lines shows a failure of {their} own before that."
+)
+ANYWAY_OWN = "{their_cap} own error is the echo of it: {lines}."

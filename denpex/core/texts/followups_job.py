@@ -185,3 +185,37 @@ LIMIT_NOT_LOGGED = (
 )
 FAILED_WITH = "What failed: {what} (`{text}`)."
 LAUNCHER_SAID = "The launcher's error: `{text}`."
+
+# ---------------------------------------------------------------- step pace (answer_pace)
+PACE_RATE = (
+    "Rank {rank}'s step lines ({src}) show steps {first} to {last} from {start} to {end}: about {per} a step"
+    "{every}."
+)
+PACE_EVERY = " (one line every {n} steps, {gap} apart)"
+PACE_SAME = (
+    "Step {step} ({at}) was not slower than the others: about {per} a step since step {prev}, as usual."
+)
+PACE_SLOWER = (
+    "Step {step} ({at}) was slower than the others: about {per} a step since step {prev}, against the usual "
+    "{typical}."
+)
+PACE_AFTER = "After step {step} ({at}) the next line came {gap} later, at {next_at} ({ref}): `{text}`."
+PACE_END = (
+    "The {what} came at {end}, {gap} after the last step line (step {step} at {at}); a step takes {per}."
+)
+PACE_USUAL = "Its own log keeps few step lines; the usual step time, from {src}, is about {per} a step."
+PACE_SILENT = "That is about {n} steps' worth of time with no step line: no step finished in that stretch."
+LAST_TO_DIE = "The last rank to fail was rank {rank}, {at}."
+LAST_SAME_SECOND = "Ranks {ranks} failed in the same second."
+OTHERS_WAITED = (
+    "The other {n} rank(s) ({ranks}) sat blocked in {op}, waiting for rank {ini}, until the watchdog's "
+    "timeout ran out (Timeout(ms)={ms}, {timeout}); they failed {at}{gap}."
+)
+PCI_SLOT = "Rank {rank}'s GPU{node} is in PCI slot {pci}."
+LIBRARY_SEEN = "Rank {rank}'s crash shows a native frame ({ref}): `{text}`."
+LIBRARY_UNKNOWN = (
+    "No, the logs don't say which library crashed: rank {rank} died of a native crash (SIGSEGV) and no "
+    "native backtrace was printed, only the signal. To get one: enable core dumps (`ulimit -c unlimited`) "
+    "and open the core with gdb (`gdb $(which python) core` then `bt`), or run with `PYTHONFAULTHANDLER=1` "
+    "(faulthandler prints the Python stack at the crash)."
+)

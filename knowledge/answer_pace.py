@@ -1,0 +1,174 @@
+"""How fast the steps went, read from the step lines' own timestamps ("was step 2000 slower?").
+
+Why: "was it just slow", "was the last stretch slower", "how long between step 100 and the save" are
+answered by the times the step lines carry: the seconds a step took, the last step against the
+usual, and the silence from the last step line to the next line and to the failure or kill. A job
+whose lines carry no step times gets that said, never a guess.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from dataclasses import dataclass
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups_job as tj
+from knowledge.answer_types import Ctx, Reply, duration, rank_lines, ref, reply
+from knowledge.answer_where import strip_prefix
+from knowledge.intents import Match
+from knowledge.lines import parse_step, parse_timestamp
+
+#: asks how long steps took or whether one stretch was slower ("how long were the steps taking",
+#: "was step 2000 slower than the others", "how long between step 100 and the save")
+ASKS_PACE = re.compile(
+    r"\bsteps?\b(?: \d+)?[^?.!]{0,30}?\b(?:slower|faster|slowed|slowing|speed|pace|taking|took|take)\b"
+    r"|\b(?:slower|faster|slowed) (?:\w+ ){0,3}?steps?\b"
+    r"|\bhow long (?:were|was|did|do|does) (?:the |a |each |every )?(?:steps?|iterations?)\b"
+    r"|\bhow long between (?:the )?(?:last )?step\b"
+    r"|\b(?:last|final) (?:stretch|few steps|steps|bit|part|minutes?)\b[^?]{0,30}\bslow\w*"
+    r"|\bwas (?:it|the run|training|the job) (?:just |only |simply )?(?:slow|too slow)\b"
+    r"|\b(?:going|running|moving|training) (?:\w+ )?slow(?:ly|er)?\b"
+)
+#: asks how far it got, not how fast ("how many steps did it take", "what step did it reach")
+_NOT_PACE = re.compile(r"\bhow many (?:steps|iterations)\b|\b(?:what|which) step (?:did|was|were)\b")
+#: a step line that is about a save, an error or a failure ("step 2001 failed"), not a finished step
+_NOT_STEP = re.compile(r"\bsav(?:e|ing)\b|checkpoint|\bfail\w*|\berror\b|\bbatch of\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    step: int
+    at: float
+    stamp: str
+    line: EvidenceLine
+
+
+def _stamp(ln: EvidenceLine) -> tuple[float, str] | None:
+    st = parse_timestamp(ln.text)
+    if st is None or st.relative or (iso := st.iso()) is None:
+        return None
+    return st.value, iso.replace("T", " ")[:19]
+
+
+def steps_of(c: Ctx, rank: int) -> tuple[list[Step], list[EvidenceLine]]:
+    """The rank's finished-step lines with wall-clock times (one source: the one with most), and that
+    source's every line, in order."""
+    best: tuple[list[Step], list[EvidenceLine]] = ([], [])
+    for lines in rank_lines(c, rank).values():
+        got = []
+        for ln in lines:
+            step, st = parse_step(ln.text), _stamp(ln)
+            if step is not None and st is not None and not _NOT_STEP.search(ln.text):
+                got.append(Step(step, st[0], st[1], ln))
+        if len(got) > len(best[0]):
+            best = (got, lines)
+    return best
+
+
+def _rank(c: Ctx, m: Match) -> int | None:
+    """The rank asked about, else the first rank, else the rank with the most step lines."""
+    v = c.view
+    if m.rank is not None and m.rank in v.ranks:
+        return m.rank
+    if v.initiating is not None:
+        return v.initiating.rank
+    counted = sorted((-len(steps_of(c, r)[0]), r) for r in v.ranks)
+    return counted[0][1] if counted and counted[0][0] < 0 else None
+
+
+def secs(value: float) -> str:
+    """`2.1 s`, `4 s`, `100 s`: a step time as people read it."""
+    if value < 10:
+        return f"{value:.1f} s".replace(".0 s", " s")
+    return duration(value)
+
+
+def pace(c: Ctx, m: Match) -> Reply | None:
+    """Per-step time, the asked (or last) step against the usual, and the gap after the last step.
+    A rank with too few step lines kept is held against the rank with the most: ranks step together."""
+    if not ASKS_PACE.search(m.text) or _NOT_PACE.search(m.text) or (rank := _rank(c, m)) is None:
+        return None
+    steps, lines = steps_of(c, rank)
+    usual = steps
+    if len(steps) < 3:
+        most = max((steps_of(c, r)[0] for r in c.view.ranks), key=len, default=[])
+        usual = most if len(most) > len(steps) else steps
+    per = _per_step(usual)
+    if len(steps) < 2 or not per:
+        return None  # no step times kept: the question's other words say what else it asks
+    typical = statistics.median(per[:-1] or per)
+    said = [_rate(usual[0].line.source if usual is not steps else "", rank, steps, typical)]
+    said.append(_asked_step(m, steps, typical))
+    after, shown = _after(c, rank, steps[-1], lines, typical)
+    said.append(after)
+    return reply("when", " ".join(x for x in said if x), [steps[-1].line, *shown])
+
+
+def _per_step(steps: list[Step]) -> list[float]:
+    return [(b.at - a.at) / (b.step - a.step) for a, b in itertools.pairwise(steps) if b.step > a.step]
+
+
+def _rate(other: str, rank: int, steps: list[Step], typical: float) -> str:
+    """The rank's step lines and the usual time a step took (from `other`'s lines when its own are few)."""
+    gaps = [b.step - a.step for a, b in itertools.pairwise(steps)]
+    n = statistics.mode(gaps) if gaps else 1
+    every = tj.PACE_EVERY.format(n=n, gap=secs(typical * n)) if n > 1 else ""
+    return tj.PACE_RATE.format(
+        rank=rank,
+        src=steps[0].line.source,
+        first=steps[0].step,
+        last=steps[-1].step,
+        start=steps[0].stamp,
+        end=steps[-1].stamp,
+        per=secs(typical),
+        every=every,
+    ) + (f" {tj.PACE_USUAL.format(src=other, per=secs(typical))}" if other else "")
+
+
+def _asked_step(m: Match, steps: list[Step], typical: float) -> str:
+    """The step the question names (else the last logged) against the usual step time."""
+    named = [int(x) for x in re.findall(r"\bstep (\d+)\b", m.text)]
+    index = next((i for i, s in enumerate(steps) if i and named and s.step == named[0]), len(steps) - 1)
+    cur, prev = steps[index], steps[index - 1]
+    took = (cur.at - prev.at) / max(cur.step - prev.step, 1)
+    text = tj.PACE_SLOWER if took > typical * 1.5 and took - typical >= 1 else tj.PACE_SAME
+    return text.format(step=cur.step, at=cur.stamp, per=secs(took), prev=prev.step, typical=secs(typical))
+
+
+def _after(
+    c: Ctx, rank: int, last: Step, lines: list[EvidenceLine], typical: float
+) -> tuple[str, list[EvidenceLine]]:
+    """The next timed line after the last step (a save starting, an error), and the failure's time."""
+    said: list[str] = []
+    shown: list[EvidenceLine] = []
+    nxt = next((ln for ln in lines if ln.line > last.line.line and _stamp(ln) is not None), None)
+    got = _stamp(nxt) if nxt is not None else None
+    if nxt is not None and got is not None:
+        text = strip_prefix(nxt.text)[:160]
+        gap = secs(got[0] - last.at)
+        said.append(
+            tj.PACE_AFTER.format(
+                step=last.step, at=last.stamp, gap=gap, next_at=got[1], ref=ref(nxt), text=text
+            )
+        )
+        shown.append(nxt)
+        if got[0] - last.at > 5 * typical:  # a silence many steps long: no step finished in it
+            said.append(tj.PACE_SILENT.format(n=int((got[0] - last.at) / typical)))
+    r = c.view.ranks.get(rank)
+    end = (r.first_time if r is not None else None) or c.d.initiating.time
+    end_st = parse_timestamp(end.replace("T", " ")[:19]) if end else None
+    if end and end_st is not None and not end_st.relative and (got is None or end_st.value - got[0] >= 1):
+        what = "kill" if c.view.category == "scheduler_kill" else "failure"
+        said.append(
+            tj.PACE_END.format(
+                what=what,
+                end=end.replace("T", " ")[:19],
+                gap=secs(end_st.value - last.at),
+                step=last.step,
+                at=last.stamp,
+                per=secs(typical),
+            )
+        )
+    return " ".join(said), shown

@@ -15,7 +15,7 @@ from denpex.core.texts import followups as tf
 from denpex.core.texts import slack as t
 from knowledge import answer_launcher
 from knowledge.answer_types import Ctx, Reply, ref, reply
-from knowledge.glossary import find
+from knowledge.glossary import Term, find
 from knowledge.intents import Match
 from knowledge.lines import parse_rank
 
@@ -49,12 +49,26 @@ def _pool(c: Ctx) -> list[EvidenceLine]:
 def _fragments(text: str) -> list[str]:
     found = [m.group(1).strip() for m in QUOTED.finditer(text)]
     found += [m.group(0).strip() for m in _TOKEN.finditer(text)]
-    return [f for f in found if f]
+    return [f for f in found if f and not _NOT_ERRNO.match(f)]
+
+
+#: a word that only looks like an errno name to the case-blind token pattern (`elastic`, `Errors`)
+_NOT_ERRNO = re.compile(r"^(?!E[A-Z]+$)[Ee][A-Za-z]+$")
+#: a signal the line names by number (`Received 15 death signal`, `Signal 15 (SIGTERM) received`)
+_SIGNAL = re.compile(r"\b(?:received|got|caught) (\d{1,2}) (?:death )?signal\b|\bsignal (\d{1,2})\b", re.I)
+
+
+def _signal_term(text: str, c: Ctx) -> Term | None:
+    """The glossary's signal a line names by its number ("Received 15 death signal" is SIGTERM)."""
+    if (sig := _SIGNAL.search(text)) is None:
+        return None
+    return find(f"signal {sig.group(1) or sig.group(2)}", c.glossary)
 
 
 def _normal(s: str) -> str:
-    """Case, spacing and separators aside (`code -98` is the line's `code: -98,`)."""
-    return re.sub(r"\s+", " ", re.sub(r"[:=,]", " ", s.lower().replace("ms", " ms"))).strip()
+    """Case, spacing and separators aside (`code -98` is the line's `code: -98,`, `127.0.0.1:1931` gloo's
+    `[127.0.0.1]:1931`)."""
+    return re.sub(r"\s+", " ", re.sub(r"[:=,\[\]]", " ", s.lower().replace("ms", " ms"))).strip()
 
 
 #: a phrase of the question must have this many words to be taken for a quote of a line
@@ -92,13 +106,14 @@ def quote(c: Ctx, m: Match, raw: str = "", words: bool = True) -> Reply | None:
     if found is None:
         return None
     frag, ln = found
-    term = find(ln.text, c.glossary) or find(frag, c.glossary)
+    term = find(ln.text, c.glossary) or find(frag, c.glossary) or _signal_term(ln.text, c)
     meaning = t.term(term.name, term.text) if term is not None else ""
     role = _role(c, ln)
     lead = tf.QUOTED.format(frag=frag, ref=ref(ln), role=role, meaning=meaning).strip()
     if role == _verdict_role(c) and (note := saving_note(c)):
         lead += " " + note
-    return reply("quote", re.sub(r"\s+", " ", lead), [ln])
+    ended = c.view.evidence[:1] if c.view.initiating is None and ln not in c.view.evidence[:1] else []
+    return reply("quote", re.sub(r"\s+", " ", lead), [ln, *ended])
 
 
 def saving_note(c: Ctx, term: str = "") -> str:
@@ -132,6 +147,8 @@ def _role(c: Ctx, ln: EvidenceLine) -> str:
         return tf.QUOTED_JOB.format(what=t.category_words(v.category))
     if ini is not None:
         return tf.QUOTED_CONTEXT.format(what=t.category_words(v.category), rank=ini.rank)
+    if v.evidence:  # no rank started it (a scheduler's kill): the line that says how the job ended
+        return tf.QUOTED_ENDED.format(what=t.category_words(v.category), ref=ref(v.evidence[0]))
     return ""
 
 

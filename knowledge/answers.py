@@ -22,6 +22,7 @@ from denpex.core.texts import slack as t
 from knowledge import (
     answer_advice,
     answer_asks,
+    answer_cause,
     answer_challenge,
     answer_checks,
     answer_code,
@@ -197,7 +198,10 @@ class Answerer:
         """One ask answered as it is; a message with two or three ("which rank went first and why did
         the rest get killed?") gets the first ask's answer, then each later ask's own sentence (and
         its step or command), no fact said twice."""
-        parts = [p for p in asks(self.matcher.text(question)) if not bare(p) or self._strong(p)][:MAX_ASKS]
+        text = self.matcher.text(question)
+        if (placed := self._cause_or_symptom(question, text)) is not None:
+            return placed  # a pasted line "cause or symptom?": which rank printed it, its part in the failure
+        parts = [p for p in asks(text) if not bare(p) or self._strong(p)][:MAX_ASKS]
         if len(parts) < 2:
             return self.asked(question)
         replies = [self.asked(p) for p in parts]
@@ -221,6 +225,15 @@ class Answerer:
             out = answer_asks.add(out, part, later)
         return out
 
+    def _cause_or_symptom(self, question: str, text: str) -> Reply | None:
+        """A pasted or described line asked "cause or symptom?" is answered as one ask, whatever the
+        paste's own words would match; the initiating rank's line of context then gets the usual answer."""
+        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        placed = answer_cause.cause_or_symptom(self.ctx, self.matcher.match(text, nodes), question)
+        if placed is None or placed.intent != "context":
+            return placed
+        return _first(self.asked(question), placed.lead, placed.lines)
+
     def _strong(self, part: str) -> bool:
         """A bare ask ("victims?", "timeout value") counts only when a cue of some intent names it;
         "the gpu is fine no?" or "file" alone matches no cue: it is context, and the message answers."""
@@ -242,6 +255,9 @@ class Answerer:
         said, shown = answer_challenge.refute(self.ctx, text)
         if said and said.lower() not in answer_asks.said(got):
             got = _first(got, said, shown)  # the named cause checked first, then the usual answer
+        said, shown = answer_cause.not_xid(self.ctx, text)
+        if said and said.lower() not in answer_asks.said(got):
+            got = _first(got, said, shown)  # "same as the xid79 thing?": no Xid here, what it was instead
         if verdict and verdict.lower() not in answer_asks.said(got):
             got = _first(got, verdict, [])  # "torchrun says root cause is rank 0, right?": no or yes first
         got = self._doubts(got, text, self.matcher.match(text, nodes))
@@ -293,7 +309,7 @@ class Answerer:
         if (line := answer_doubt_quote.which_line(self.ctx, m)) is not None:
             return line  # "which line says time limit, quote it": that line, or that no line prints it
         if (killed := answer_evidence.sigkill_check(self.ctx, m)) is not None:
-            return killed  # "'killed by signal: Killed' -- a sigkill?": the signal, and who may have sent it
+            return self._and_fix(killed, m, ranked)  # "'killed by signal: Killed' -- a sigkill?": who sent it
         if (
             checked := answer_guesses.hang_guess(self.ctx, m) or answer_guesses.allocator_try(self.ctx, m)
         ) is not None:
@@ -308,7 +324,9 @@ class Answerer:
         if guess and (checked := answer_overview.alternatives(self.ctx, m)) is not None:
             return checked  # "so was it the network?? gloo says …": the guess first, whatever else it names
         if _MEANING.search(m.text) and (quoted := answer_quote.quote(self.ctx, m, question)) is not None:
-            return quoted  # "what does 'unexpected pos 1088 vs 982' mean": that line, then its meaning
+            return self._and_fix(
+                quoted, m, ranked
+            )  # "what does 'pos 1088 vs 982' mean": the line, its meaning
         if asks_meaning and (term := answer_advice.explain(self.ctx, m)) is not None:
             return term  # "what is the OOM killer?": the term, before the memory figures
         for score, _, intent in ranked:
@@ -332,6 +350,14 @@ class Answerer:
             if reply is not None:
                 return reply
         return self.help(m.rank)
+
+    def _and_fix(self, got: Reply, m: Match, ranked: list[tuple[float, int, str]]) -> Reply:
+        """A meaning checked in a message that also asks what to change ("what do i change before the
+        rerun? 'Killed' means oom right"): the fix, led by the meaning, so neither ask is dropped."""
+        if not ranked or ranked[0][0] < DECISIVE_WEIGHT or ranked[0][2] != "fix":
+            return got
+        fixed = answer_overview.fix(self.ctx, m)
+        return got if fixed is None else _first(fixed, got.lead, got.lines)
 
     def help(self, rank: int | None = None) -> Reply:
         """What it can answer, with example questions fitted to this job (and to the rank asked about)."""

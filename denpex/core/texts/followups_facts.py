@@ -22,7 +22,7 @@ DOING_PHASE = (
 # why the alternative a challenge names does not fit
 NOT_OOM = (
     "Not the OOM killer: its kill is SIGKILL, exit -9; rank {rank} ended with exit {code} ({ref}), "
-    "which the process raised itself (-11 is SIGSEGV, a crash inside it)."
+    "which the process raised itself (-11 is SIGSEGV, signal 11: a native crash inside it)."
 )
 NOT_FLAKY = (
     "Not a flaky filesystem: the save failed on a short write (fewer bytes landed than were written), "
@@ -159,3 +159,22 @@ ANYWAY_NO = (
     "{their} lines shows a failure of {their} own before that."
 )
 ANYWAY_OWN = "{their_cap} own error is the echo of it: {lines}."
+
+# a pasted (or described) line asked about: the cause, or a symptom of another rank's failure
+CAUSE_IS = (
+    "The cause: {who} printed it ({ref}), and it is the failure that started this job ({what}); the "
+    "other ranks' errors came after it."
+)
+CAUSE_SYMPTOM = (
+    "A symptom, not the cause: {who} printed it ({ref}){why}. Rank {ini} failed first, with {what} ({iref})."
+)
+CAUSE_WAITED = ": collateral, {subj} {why}"
+CAUSE_FALLOUT = ": collateral, fallout of rank {ini}'s failure"
+CAUSE_CONTEXT = (
+    "Not an error itself: rank {rank} printed it ({ref}) before it failed; rank {rank} is the rank that "
+    "started this job's failure ({what}), so the line shows what it was doing when it did."
+)
+NOT_XID = (
+    "Not the same as an Xid failure: no GPU fault (Xid) is in this job's evidence; rank {rank} failed "
+    "with {what} ({ref})."
+)

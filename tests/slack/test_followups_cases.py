@@ -1,6 +1,7 @@
 """The follow-up cases of the on-call and fix rounds, one contract for all: each names a fact job, a
-question as typed in Slack, the intent it must reach (None: any), the facts the answer must state and
-the claims it must not make. The cases live beside the tests of their round (what they fixed)."""
+question as typed in Slack, the intent it must reach (None: any; the later rounds name none), the facts
+the answer must state and the claims it must not make. The cases live beside the tests of their round
+(what they fixed)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,17 @@ from tests.slack.test_followups_oncall import CASES as ONCALL
 from tests.slack.test_followups_round3 import CASES as ROUND3
 from tests.slack.test_followups_round4 import CASES as ROUND4
 from tests.slack.test_followups_round5 import CASES as ROUND5
+from tests.slack.test_followups_round6a import CASES as ROUND6A
+from tests.slack.test_followups_round6b import CASES as ROUND6B
+from tests.slack.test_followups_round7a import CASES as ROUND7A
+from tests.slack.test_followups_round7b import CASES as ROUND7B
+from tests.slack.test_followups_round7b import WAITING as ROUND7B_WAITING
+from tests.slack.test_followups_round8 import CASES as ROUND8
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
+#: the December 6 rounds (blind batches 22-27): any intent but the help reply
+FACTS = ROUND6A + ROUND6B + ROUND7A + ROUND7B + ROUND7B_WAITING + ROUND8
 
 
 @pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)
@@ -27,3 +36,10 @@ def test_the_answer_states_this_jobs_fact(
     never: list[str],
 ) -> None:
     states_facts(answerers[job].answer(question), intent, must, never)
+
+
+@pytest.mark.parametrize(("job", "question", "must", "never"), FACTS)
+def test_the_answer_states_this_jobs_fact_in_any_answer(
+    answerers: dict[str, Answerer], job: str, question: str, must: list[str], never: list[str]
+) -> None:
+    states_facts(answerers[job].answer(question), None, must, never, answered=True)

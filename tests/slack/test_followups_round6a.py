@@ -10,8 +10,6 @@ Each answer must state the job's fact, and never the opposite.
 
 from __future__ import annotations
 
-import pytest
-
 from bot.slack.answers import Answerer
 
 CASES = [
@@ -92,18 +90,6 @@ CASES = [
     ),
     ("zero3_save", "give me a one-liner", ["rank 0", "out-of-memory"], ["its last line before that"]),
 ]
-
-
-@pytest.mark.parametrize(("job", "question", "must", "must_not"), CASES)
-def test_the_answer_states_the_jobs_fact(
-    answerers: dict[str, Answerer], job: str, question: str, must: list[str], must_not: list[str]
-) -> None:
-    text = answerers[job].answer(question).text
-    low = text.lower()
-    for fact in must:
-        assert fact.lower() in low, f"{question!r}: {fact!r} missing from {text!r}"
-    for wrong in must_not:
-        assert wrong.lower() not in low, f"{question!r}: {wrong!r} in {text!r}"
 
 
 def test_a_doubt_of_the_rank_leads_with_what_named_it(answerers: dict[str, Answerer]) -> None:

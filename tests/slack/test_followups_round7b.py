@@ -3,10 +3,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from bot.slack.answers import Answerer
-from tests.slack.helpers import states_facts
 
 CASES: list[tuple[str, str, list[str], list[str]]] = [
     # step pace: per-step time, the asked step against the usual, the silence after the last step
@@ -36,13 +33,6 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("job", "question", "must", "never"), CASES)
-def test_round7b_answer_states_the_fact(
-    answerers: dict[str, Answerer], job: str, question: str, must: list[str], never: list[str]
-) -> None:
-    states_facts(answerers[job].answer(question), None, must, never, answered=True)
-
-
 WAITING: list[tuple[str, str, list[str], list[str]]] = [
     # no watchdog line: where the others sat (their traceback's collective) says why they waited
     ("disk_full_save", "which rank started it, and were the rest of them just waiting?", ["barrier"], []),
@@ -51,13 +41,6 @@ WAITING: list[tuple[str, str, list[str], list[str]]] = [
     # how far, not how fast: the pace answer stays out
     ("gpu_oom", "how many steps did it take before it died?", ["2001"], ["a step since step"]),
 ]
-
-
-@pytest.mark.parametrize(("job", "question", "must", "never"), WAITING)
-def test_round7b_waiting_and_progress(
-    answerers: dict[str, Answerer], job: str, question: str, must: list[str], never: list[str]
-) -> None:
-    states_facts(answerers[job].answer(question), None, must, never, answered=True)
 
 
 def test_native_crash_without_a_backtrace_says_how_to_get_one(answerers: dict[str, Answerer]) -> None:

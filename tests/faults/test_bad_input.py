@@ -79,6 +79,11 @@ async def test_bad_webhooks_get_clear_errors_and_the_server_survives(
     assert Queue("denpex", connection=redis_client).count == 0
 
 
+#: a guard against a hung process, not a speed target (a cold pattern cache on a busy machine took over
+#: 60 s here once; alone the worker finishes in about 5 s): speed lives in benchmarks/
+HANG_GUARD_S = 300
+
+
 def write_hostile_logs(folder: Path) -> None:
     rnd = random.Random(7)
     with (folder / "rank0.log").open("wb") as f:  # 100 MB, one line, the error at its very end
@@ -108,7 +113,7 @@ def test_hostile_logs_are_diagnosed_in_bounded_memory_by_the_cli(tmp_path: Path)
             str(out),
         ],
         clean_env(),
-        timeout=60,
+        timeout=HANG_GUARD_S,
     )
     assert rc == 0, err[-2000:]
     diagnosis = json.loads(out.read_text())
@@ -133,7 +138,7 @@ async def test_hostile_logs_through_the_worker_in_bounded_memory(
     import asyncio
 
     rc, rss_kb, err = await asyncio.to_thread(
-        run_measured, [str(VENV_BIN / "denpex"), "worker", "--burst"], env, 60
+        run_measured, [str(VENV_BIN / "denpex"), "worker", "--burst"], env, HANG_GUARD_S
     )
     assert rc == 0, err[-2000:]
     diagnosis = json.loads(redis_client.get("denpex:diagnosis:files:ci:4242"))

@@ -13,8 +13,7 @@ else. The intent index and the glossary are built once (`AnswerBook`), not once 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
@@ -25,8 +24,6 @@ from knowledge import (
     answer_cause,
     answer_challenge,
     answer_checks,
-    answer_code,
-    answer_complaint,
     answer_doubt,
     answer_doubt_anyway,
     answer_doubt_exit,
@@ -34,19 +31,17 @@ from knowledge import (
     answer_doubt_quote,
     answer_doubt_said,
     answer_evidence,
-    answer_facts,
     answer_guesses,
     answer_lines,
     answer_lost,
     answer_mechanism,
-    answer_memory,
     answer_more,
     answer_overview,
     answer_pace,
     answer_pid,
     answer_quote,
-    answer_story,
 )
+from knowledge import answer_routes as routes
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.facts import load_catalogue
 from knowledge.glossary import Term, load_glossary
@@ -65,95 +60,6 @@ from knowledge.jobfacts_answers import build
 from knowledge.schema import Entry, Xid
 
 __all__ = ["AnswerBook", "Answerer", "Reply"]
-
-#: a guess at the cause put as a question ("was it the network?", "could the disk have done this?")
-_CAUSES = (
-    r"(?:network|infiniband|interconnect|nic|ib|disk|storage|filesystem|nfs|data ?loader|dataset|scheduler"
-    r"|slurm|preempt\w*)"
-)
-_GUESS = re.compile(
-    r"\b(?:is|was|could|might) (?:it|this|that)\b[^?]{0,30}?\b(?:the )?" + _CAUSES + r"\b"
-    # "does that mean the network broke?", "so the IB died?": a cause read into a line, to be checked
-    r"|\b(?:does|did|do) (?:that|this|it|those|these|they) (?:mean|imply|suggest|point to)\b[^?]{0,30}?\b"
-    + _CAUSES
-    + r"\b"
-    r"|\b(?:the )?" + _CAUSES + r" (?:broke|break|died|failed|went down|dropped|glitched|flaked)\b"
-    # "ranks 1 2 3 … they also have disk problem?": the named ranks' own share of the cause
-    r"|\b(?:they|those|these|ranks? \d+(?:(?:,? and |, ?| & |-| )\d+)*) (?:all |also |too |as well )*"
-    r"(?:have|had|has|got|hit|see|saw)"
-    r"\b[^?]{0,12}?\b" + _CAUSES + r"\b"
-)
-#: "how does that mean the disk is full?": asks how a line says it, not a guess to check
-_HOW_MEANS = re.compile(
-    r"\bhow (?:does|did|do|is|would|can) (?:that|this|it|the \w+) (?:mean|imply|say|show)\b"
-)
-#: an ask that only asks how to do what the ask before it named ("how do i find out", "how do I check")
-_HOW_SO = re.compile(
-    r"^(?:and |so |ok )?how (?:do|can|would|should) (?:i|we|you) "
-    r"(?:find (?:it |that )?out|check|see|tell|know|do (?:it|that|this)|get (?:it|that|this))"
-    r"(?: (?:it|that|this|them))?\W*$"
-)
-#: two senders offered ("was that slurm enforcing --mem or the kernel?"): asks who sent the kill, which
-#: the failing rank's answer says (the OOM killer's SIGKILL), not a check of one guess
-_CHOICE = re.compile(r"\bor (?:was it )?(?:the )?(?:kernel|oom[- ]?killer|oom|cgroup|os)\b")
-#: a question about what something means ("wat is 10000ms", "what's code: -98", "is that SIGKILL?")
-_MEANING = re.compile(
-    r"\b(?:mean|means|meaning|stand for)\b"
-    r"|^(?:wat|wtf|whats|what\x27s|what is|what are)\b"
-    r"(?!.*\b(?:doing|happen\w*|going on|wrong|cause\w*|fix|next)\b)"
-)
-
-#: a memory question that asks what made it need that memory, not only how much ("i thought FSDP
-#: shards everything, why would host RAM blow up", "16777216 bytes?? that's tiny, explain")
-_WHY_MECHANISM = re.compile(
-    r"^why\b|\bwhy (?:would|did|does|do|is|was|were|on earth)\b|\bhow come\b|\bexplain\b"
-    r"|\b(?:thats|that is|its|it is|so|too) (?:tiny|small|little|nothing)\b|\bi thought\b"
-)
-
-
-Handler = Callable[[Ctx, Match], Reply | None]
-#: intents whose answer describes the initiating rank: each also says what it was doing, in words
-DOING_INTENTS = frozenset(
-    {"memory", "rank_why", "which_rank", "when", "summary", "phase", "activity", "show_lines"}
-)
-#: intents a question naming one of the job's nodes (and no rank) asks about that node
-NODE_FIRST = frozenset({"ranks_count", "which_rank", "show_lines", "summary"})
-HANDLERS: dict[str, Handler] = {
-    "summary": answer_overview.summary,
-    "others": answer_overview.others,
-    "which_rank": answer_overview.which_rank,
-    "rank_why": answer_overview.rank_why,
-    "when": answer_story.when,
-    "ranks_count": answer_facts.ranks_count,
-    "phase": answer_overview.phase,
-    "memory": answer_memory.answer,
-    "hang": answer_overview.hang,
-    "show_lines": answer_code.show_lines,
-    "code": answer_code.where_in_code,
-    "batch": answer_code.batch,
-    "debug": answer_overview.debug,
-    "node": answer_lines.node,
-    "hardware": answer_overview.hardware,
-    "restart": answer_overview.restart,
-    "fix": answer_overview.fix,
-    "verify": answer_advice.verify,
-    "command": answer_advice.check_command,
-    "alternatives": answer_overview.alternatives,
-    "explain": answer_advice.explain,
-    "activity": answer_overview.activity,
-    "fix_time": answer_advice.fix_time,
-    "history": answer_overview.history,
-    "changed": answer_overview.changed,
-    "complaint": answer_complaint.complaint,
-    "timeout_help": answer_checks.timeout_help,
-    "secrets": answer_checks.secrets,
-    "versions": answer_overview.versions,
-    "backend": answer_checks.backend,
-    "path": answer_quote.path,
-    "port": answer_quote.port,
-    "loss": answer_evidence.loss,
-    "gaps": answer_evidence.gaps,
-}
 
 
 class Answerer:
@@ -219,7 +125,7 @@ class Answerer:
         for part, later in zip(parts[1:], replies[1:], strict=True):
             if later.intent == "help":  # "… which layer made the inf? how do i find out": the message says
                 whole = self.asked(question)
-                if whole.intent == first.intent and _HOW_SO.search(part):
+                if whole.intent == first.intent and routes.HOW_SO.search(part):
                     continue  # "which layer made the inf? how do i find out": the first answer says how
                 later = whole if whole.intent != "help" else later
             out = answer_asks.add(out, part, later)
@@ -261,7 +167,7 @@ class Answerer:
         if verdict and verdict.lower() not in answer_asks.said(got):
             got = _first(got, verdict, [])  # "torchrun says root cause is rank 0, right?": no or yes first
         got = self._doubts(got, text, self.matcher.match(text, nodes))
-        if got.intent != "memory" or not _WHY_MECHANISM.search(text):
+        if got.intent != "memory" or not routes.WHY_MECHANISM.search(text):
             return got
         cause = answer_overview.rank_why(self.ctx, self.matcher.match(text, nodes))
         return answer_asks.with_cause(got, cause)
@@ -283,7 +189,7 @@ class Answerer:
         """An answer that describes the initiating rank (its memory, why, which, when, the summary)
         also says what that rank was doing in words, from its own last line before the failure."""
         ini = self.ctx.view.initiating
-        if got.intent not in DOING_INTENTS or ini is None:
+        if got.intent not in routes.DOING_INTENTS or ini is None:
             return got
         if got.intent == "summary" and answer_doubt_quote.ONE_LINER.search(text):
             return got  # "one liner for the ticket": one sentence, not the rank's last line too
@@ -320,10 +226,17 @@ class Answerer:
             return crashed  # "do we know which library crashed": a native frame, or how to get one
         if (cost := answer_lost.lost(self.ctx, m)) is not None:
             return cost  # "how much do we lose": the last step reached against the last save logged
-        guess = _GUESS.search(m.text) and not _CHOICE.search(m.text) and not _HOW_MEANS.search(m.text)
+        guess = (
+            routes.GUESS.search(m.text)
+            and not routes.CHOICE.search(m.text)
+            and not routes.HOW_MEANS.search(m.text)
+        )
         if guess and (checked := answer_overview.alternatives(self.ctx, m)) is not None:
             return checked  # "so was it the network?? gloo says …": the guess first, whatever else it names
-        if _MEANING.search(m.text) and (quoted := answer_quote.quote(self.ctx, m, question)) is not None:
+        if (
+            routes.MEANING.search(m.text)
+            and (quoted := answer_quote.quote(self.ctx, m, question)) is not None
+        ):
             return self._and_fix(
                 quoted, m, ranked
             )  # "what does 'pos 1088 vs 982' mean": the line, its meaning
@@ -332,9 +245,9 @@ class Answerer:
         for score, _, intent in ranked:
             if score < MIN_SCORE:
                 break
-            if intent in NODE_FIRST and m.node in nodes and m.rank is None:
+            if intent in routes.NODE_FIRST and m.node in nodes and m.rank is None:
                 intent = "node"  # "which ranks were on gpu-02?", "show gpu-02's lines": that node's facts
-            reply = HANDLERS[intent](self.ctx, m)
+            reply = routes.HANDLERS[intent](self.ctx, m)
             if reply is not None:
                 return reply
         if m.node is not None:

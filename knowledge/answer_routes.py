@@ -1,0 +1,115 @@
+"""Where a follow-up question goes: each intent's handler and the patterns that reroute an ask.
+
+Kept apart from `knowledge.answers` (which decides, per ask, which of these applies) so the table of
+intents and the cues read as data, in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from knowledge import (
+    answer_advice,
+    answer_checks,
+    answer_code,
+    answer_complaint,
+    answer_evidence,
+    answer_facts,
+    answer_lines,
+    answer_memory,
+    answer_overview,
+    answer_quote,
+    answer_story,
+)
+from knowledge.answer_types import Ctx, Reply
+from knowledge.intents import Match
+
+#: a guess at the cause put as a question ("was it the network?", "could the disk have done this?")
+CAUSES = (
+    r"(?:network|infiniband|interconnect|nic|ib|disk|storage|filesystem|nfs|data ?loader|dataset|scheduler"
+    r"|slurm|preempt\w*)"
+)
+GUESS = re.compile(
+    r"\b(?:is|was|could|might) (?:it|this|that)\b[^?]{0,30}?\b(?:the )?" + CAUSES + r"\b"
+    # "does that mean the network broke?", "so the IB died?": a cause read into a line, to be checked
+    r"|\b(?:does|did|do) (?:that|this|it|those|these|they) (?:mean|imply|suggest|point to)\b[^?]{0,30}?\b"
+    + CAUSES
+    + r"\b"
+    r"|\b(?:the )?" + CAUSES + r" (?:broke|break|died|failed|went down|dropped|glitched|flaked)\b"
+    # "ranks 1 2 3 … they also have disk problem?": the named ranks' own share of the cause
+    r"|\b(?:they|those|these|ranks? \d+(?:(?:,? and |, ?| & |-| )\d+)*) (?:all |also |too |as well )*"
+    r"(?:have|had|has|got|hit|see|saw)"
+    r"\b[^?]{0,12}?\b" + CAUSES + r"\b"
+)
+#: "how does that mean the disk is full?": asks how a line says it, not a guess to check
+HOW_MEANS = re.compile(
+    r"\bhow (?:does|did|do|is|would|can) (?:that|this|it|the \w+) (?:mean|imply|say|show)\b"
+)
+#: an ask that only asks how to do what the ask before it named ("how do i find out", "how do I check")
+HOW_SO = re.compile(
+    r"^(?:and |so |ok )?how (?:do|can|would|should) (?:i|we|you) "
+    r"(?:find (?:it |that )?out|check|see|tell|know|do (?:it|that|this)|get (?:it|that|this))"
+    r"(?: (?:it|that|this|them))?\W*$"
+)
+#: two senders offered ("was that slurm enforcing --mem or the kernel?"): asks who sent the kill, which
+#: the failing rank's answer says (the OOM killer's SIGKILL), not a check of one guess
+CHOICE = re.compile(r"\bor (?:was it )?(?:the )?(?:kernel|oom[- ]?killer|oom|cgroup|os)\b")
+#: a question about what something means ("wat is 10000ms", "what's code: -98", "is that SIGKILL?")
+MEANING = re.compile(
+    r"\b(?:mean|means|meaning|stand for)\b"
+    r"|^(?:wat|wtf|whats|what\x27s|what is|what are)\b"
+    r"(?!.*\b(?:doing|happen\w*|going on|wrong|cause\w*|fix|next)\b)"
+)
+
+#: a memory question that asks what made it need that memory, not only how much ("i thought FSDP
+#: shards everything, why would host RAM blow up", "16777216 bytes?? that's tiny, explain")
+WHY_MECHANISM = re.compile(
+    r"^why\b|\bwhy (?:would|did|does|do|is|was|were|on earth)\b|\bhow come\b|\bexplain\b"
+    r"|\b(?:thats|that is|its|it is|so|too) (?:tiny|small|little|nothing)\b|\bi thought\b"
+)
+
+
+Handler = Callable[[Ctx, Match], Reply | None]
+#: intents whose answer describes the initiating rank: each also says what it was doing, in words
+DOING_INTENTS = frozenset(
+    {"memory", "rank_why", "which_rank", "when", "summary", "phase", "activity", "show_lines"}
+)
+#: intents a question naming one of the job's nodes (and no rank) asks about that node
+NODE_FIRST = frozenset({"ranks_count", "which_rank", "show_lines", "summary"})
+HANDLERS: dict[str, Handler] = {
+    "summary": answer_overview.summary,
+    "others": answer_overview.others,
+    "which_rank": answer_overview.which_rank,
+    "rank_why": answer_overview.rank_why,
+    "when": answer_story.when,
+    "ranks_count": answer_facts.ranks_count,
+    "phase": answer_overview.phase,
+    "memory": answer_memory.answer,
+    "hang": answer_overview.hang,
+    "show_lines": answer_code.show_lines,
+    "code": answer_code.where_in_code,
+    "batch": answer_code.batch,
+    "debug": answer_overview.debug,
+    "node": answer_lines.node,
+    "hardware": answer_overview.hardware,
+    "restart": answer_overview.restart,
+    "fix": answer_overview.fix,
+    "verify": answer_advice.verify,
+    "command": answer_advice.check_command,
+    "alternatives": answer_overview.alternatives,
+    "explain": answer_advice.explain,
+    "activity": answer_overview.activity,
+    "fix_time": answer_advice.fix_time,
+    "history": answer_overview.history,
+    "changed": answer_overview.changed,
+    "complaint": answer_complaint.complaint,
+    "timeout_help": answer_checks.timeout_help,
+    "secrets": answer_checks.secrets,
+    "versions": answer_overview.versions,
+    "backend": answer_checks.backend,
+    "path": answer_quote.path,
+    "port": answer_quote.port,
+    "loss": answer_evidence.loss,
+    "gaps": answer_evidence.gaps,
+}

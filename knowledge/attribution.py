@@ -145,6 +145,8 @@ def _silent_end(job: Job) -> Verdict | None:
     for i, scan in enumerate(job.scans):
         if scan.source.kind in ("kernel", "scheduler") or not scan.numbered_tail:
             continue
+        if (fatal := fallback.last_fatal(job, i)) is not None and fatal.kind in fallback.CLASSES:
+            return None  # it ended on a crash of its own (a traceback, a signal): not a silent death
         last = scan.numbered_tail[-1][0]
         fact = job.epoch_end(i, last, job.resumed(i, last, job.phases.at(i, last, scan.source.rank, None)))
         entry = _silent_entry(job, fact.phase) if fact is not None else None

@@ -37,6 +37,11 @@ _IPYTHON_HEADER = re.compile(
     _LABELS + r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt))"
     r"[ \t]{2,}Traceback \(most recent call last\)"
 )
+# a traceback frame header, wherever a copy put it (`246 [rank0]:   File "…", line 9, in main`)
+_FRAME = re.compile(r'File "[^"\n]+", line [0-9]+, in [A-Za-z_<]')
+#: a traceback whose exception line was cut (a truncated paste, a log cut at a size limit): a Python
+#: exception ended the process, which one the log no longer says
+CUT_TRACEBACK = "a Python traceback whose exception line is missing"
 # a module-qualified exception with a message is Python's own format wherever the line starts
 _QUALIFIED = re.compile(
     r"(?:^|[^A-Za-z0-9_.])((?:[a-z_][a-z0-9_]*\.)+([A-Z][A-Za-z0-9_]*(?:Error|Exception))): [^ \t]"
@@ -111,6 +116,7 @@ CLASSES: dict[str, _Class] = {
     "SIGILL": _Class("env_version_mismatch", "abi", 0.2),
     "SIGBUS": _Class("dataloader_worker_killed", "bus-error", 0.3),
     "SIGKILL": _Class("host_oom", "sigkill", 0.3),
+    "traceback": _Class("shape_or_user_code_error", "exception", 0.15),
 }
 
 
@@ -158,14 +164,21 @@ def last_fatal(job: Job, source: int) -> Fatal | None:
     """The source's strongest kind of fatal line (`_strength`), the last of that kind: what ended it."""
     seen_traceback = False
     last: dict[int, Fatal] = {}  # by `_strength`
+    frames: list[tuple[int, str]] = []
     for n, text in job.scans[source].numbered_tail:
         if _TRACEBACK.match(strip_delivery(text)):
             seen_traceback = True
+            continue
+        if _FRAME.search(text):
+            frames.append((n, text))
             continue
         found = verdict_kind(text, seen_traceback)
         if found is not None:
             kind, name, firsthand = found
             last[_strength(kind, firsthand)] = Fatal(kind, name, source, n, text, firsthand)
+    if not last and len(frames) >= 2:  # frames and no line that ends them: the exception line was cut
+        n, text = frames[-1]
+        return Fatal("traceback", CUT_TRACEBACK, source, n, text, True)
     return last[min(last)] if last else None
 
 
@@ -174,6 +187,8 @@ def _strength(kind: str, firsthand: bool) -> int:
     outside (KeyboardInterrupt, SIGTERM received), 3 a launcher's report of a plain non-zero exit."""
     if kind not in CLASSES:
         return 2
+    if kind == "traceback":  # the process's own, but which exception is lost: a report's rank
+        return 1
     if firsthand:
         return 0
     return 3 if kind == "exit" else 1

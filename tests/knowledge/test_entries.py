@@ -761,6 +761,17 @@ NOT_PRIMARY: list[str] = [
 # Multi-line snippets for entries that only count with context; run through the real engine.
 CONTEXT_CASES: list[tuple[str, str, str]] = [
     (
+        "api-drift",
+        """Traceback (most recent call last):
+  File "/work/openrlhf/trainer/ray/vllm_engine.py", line 58, in __init__
+    self.llm = vllm.LLM(*args, **kwargs)
+  File "/opt/conda/lib/python3.11/site-packages/vllm/entrypoints/llm.py", line 210, in __init__
+    engine_args = EngineArgs(
+TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_use_ray'
+""",
+        "env-library-api-drift",
+    ),
+    (
         "zero3-save",
         """Saving model checkpoint to /ckpt/checkpoint-500
 Traceback (most recent call last):

@@ -145,3 +145,14 @@ def test_ranks_racing_to_create_one_checkpoint_directory_is_a_filesystem_failure
         "FileExistsError: [Errno 17] File exists: '/beegfs/run7/weights/step_180'\n"
     )
     assert diagnose_dir(_log(tmp_path, log)).category == "disk_full_or_io"
+
+
+@pytest.mark.parametrize(
+    "script", ["convert-pth-to-ggml.py", "convert_hf_to_gguf.py", "convert-hf-to-gguf.py"]
+)
+def test_a_conversion_script_killed_is_a_checkpoint_host_oom(
+    diagnose_dir: Run, tmp_path: Path, script: str
+) -> None:
+    """llama.cpp's converters (hyphenated in older releases) hold the checkpoint and its converted copy."""
+    log = f"$ python3 {script} models/13B/ 1\nn_parts = 2\nProcessing part 0\nKilled\n"
+    assert diagnose_dir(_log(tmp_path, log)).category == "cpu_oom_checkpoint"

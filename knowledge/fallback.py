@@ -45,6 +45,8 @@ CUT_TRACEBACK = "a Python traceback whose exception line is missing"
 # a module-qualified exception with a message is Python's own format wherever the line starts
 _QUALIFIED = re.compile(
     r"(?:^|[^A-Za-z0-9_.])((?:[a-z_][a-z0-9_]*\.)+([A-Z][A-Za-z0-9_]*(?:Error|Exception))): [^ \t]"
+    # a class of a module of errors, whatever its name ends in (`triton.runtime.errors.OutOfResources`)
+    r"|(?:^|[^A-Za-z0-9_.])((?:[a-z_][a-z0-9_]*\.)*(?:errors|exc|exceptions)\.([A-Z][A-Za-z0-9_]*)): [^ \t]"
 )
 #: exceptions that report another process's failure (the launcher's) or an exit, not a crash of their own
 _REPORTS = frozenset(
@@ -146,7 +148,7 @@ def verdict_kind(text: str, after_traceback: bool) -> tuple[str, str, bool] | No
     if found is None and (h := _IPYTHON_HEADER.match(bare)) is not None:
         found = (h.group(1), h.group(1))  # a notebook's header: the name, even if the excerpt stops here
     if found is None and (q := _QUALIFIED.search(bare)) is not None:
-        found = (q.group(2), q.group(1))
+        found = (q.group(2), q.group(1)) if q.group(1) else (q.group(4), q.group(3))
     if found is not None and (after_traceback or found[1]) and found[0] not in _REPORTS:
         return ("stopped" if found[0] in _STOPPED else "exception"), found[0], True
     m = _EXIT.search(bare)

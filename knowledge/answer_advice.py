@@ -23,6 +23,7 @@ from knowledge import (
     answer_mechanism,
     answer_more,
     answer_quote,
+    answer_setting,
 )
 from knowledge.answer_facts import wait_text
 from knowledge.answer_types import Ctx, Reply, duration, gib, ref, reply
@@ -127,7 +128,9 @@ def fix(c: Ctx, m: Match) -> Reply | None:
     asked, command = answer_fixfit.fitted(c, m)  # the code line, a grep, the batch step, fp16 or not
     if answer_mechanism.per_rank(c) and asked and ini is not None:
         facts = t.failure_on(t.category_words(v.category), ini.rank, ini.node)  # the line says what holds it
-    lead = " ".join(x for x in (t.fix_for_job(facts) if facts else t.FIX_ONLY, asked) if x)
+    first = t.fix_for_job(facts) if facts else t.FIX_ONLY
+    parts = (asked, first) if answer_fixfit.NUMBER_Q.search(m.text) else (first, asked)
+    lead = " ".join(x for x in parts if x)  # "what number do I change?": that number leads
     code = f"{command}\n\n{snippet}".strip() if command else snippet
     return reply("fix", lead, v.key_line(), bullets=steps, code=code)
 
@@ -216,6 +219,8 @@ def explain(c: Ctx, m: Match) -> Reply | None:
     if term is None:
         return None
     lead = t.term(term.name, term.text)
+    value, shown = answer_setting.value_said(c, m, term)  # "… was it even on?": its value here, first
+    lead = f"{value} {lead}".strip()
     used = c.entry is not None and any(
         k.lower() in {x.lower() for x in fix_terms(c.entry)} for k in (term.name, *term.aliases)
     )
@@ -232,7 +237,8 @@ def explain(c: Ctx, m: Match) -> Reply | None:
     code = answer_fixfit.grep_command(c) if answer_fixfit.GREP_Q.search(m.text) else ""
     if code:  # "how do I find every other FullStateDictConfig in our code?"
         lead += " " + tj.GREP_OTHERS
-    return reply("explain", lead, action=t.term_in_fix(term.name) if used else "", code=code)
+    action = t.term_in_fix(term.name) if used else ""
+    return reply("explain", lead, shown, action=action, code=code)
 
 
 #: "what do I flip it to?", "what should it be set to?", "which value?"

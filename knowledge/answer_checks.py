@@ -14,6 +14,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_job as tj
+from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
 from knowledge import answer_code, answer_job, answer_launcher, answer_silent
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
@@ -31,8 +32,8 @@ _GUESSES: tuple[tuple[re.Pattern[str], str, frozenset[str]], ...] = (
     ),
     (
         re.compile(
-            r"\b(?:network|infiniband|ib|nic|ethernet|switch|interconnect|connection|socket|roce|firewall"
-            r"|iptables)\b"
+            r"\b(?:network|infiniband|ib|nic|ethernet|switch|switches|interconnect|connection|socket|roce"
+            r"|firewall|iptables|fabric|cables?)\b"
         ),
         "the network",
         frozenset({"nccl_comm_error", "rendezvous_failure"}),
@@ -93,10 +94,22 @@ def guess(c: Ctx, m: Match) -> Reply | None:
         )
     others = sorted(r for r, v in c.view.ranks.items() if v.role == "collateral")
     echo = tf.GUESS_ECHO.format(ranks=rl(others), rank=ini.rank) if others else ""
-    if desync := answer_code.desync_note(c):
+    desync = answer_code.desync_note(c)
+    if desync and CODE_OFFERED.search(m.text):  # "network/hw or our code?": the code, said first
+        lead = f"{tv.CODE_NOT_NETWORK.format(why=desync)} {echo}".strip()
+        return reply("alternatives", lead, c.view.key_line())
+    if desync:
         echo = f"{echo} {desync}".strip()
     lead = tf.GUESS_NO.format(name=name, rank=ini.rank, what=what, echo=echo)
     return reply("alternatives", lead.strip(), c.view.key_line())
+
+
+#: the user's own code offered as the other side of the guess ("network/hw thing or our code?")
+CODE_OFFERED = re.compile(
+    r"\bor (?:is it |was it |is this |just )?(?:in )?(?:our|my|the|your) (?:own )?"
+    r"(?:code|script|program|training code)\b|\b(?:our|my|the) code or\b"
+    r"|\bor (?:a )?(?:bug|software|application)\b"
+)
 
 
 _IN_USE = re.compile(r"EADDRINUSE|address already in use", re.I)

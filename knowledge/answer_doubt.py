@@ -25,6 +25,10 @@ DOUBT = re.compile(
     r"(?:know|tell|pin|blame|be sure|say|conclude|claim)\b"
     r"|\bwhy (?:do (?:you|u) )?(?:blame|pin|pick|single out)\b|\bpin (?:it|this|that) on\b"
     r"|\bwhich (?:one )?is it\b|\bcontradict\w*\b|\bwhat (?:ties|links|maps)\b"
+    # "the traceback is from rank0 though, why is the initiating rank 2?": the verdict's rank doubted
+    r"|\bwhy (?:is|was|'s) (?:the )?(?:initiating|culprit|first|failing|root[- ]cause|blamed|guilty)"
+    r"(?: rank| one)?\b"
+    r"|\b(?:traceback|stack ?trace|error) (?:is |was )?(?:from|on|in) (?:rank ?\d+|r\d+) (?:though|but)\b"
 )
 #: a choice asked between the rank the logs seem to show and the verdict's
 _WHICH = re.compile(r"\bwhich (?:one )?is it\b|\bwhich one\b")

@@ -31,6 +31,8 @@ _ASKS_SAID = re.compile(
     r"(?P<c>['\"`][^'\"`]{4,80}['\"`])"
     r"|\b(?:is there|any) (?:a |one |any )?(?:log )?line (?:that |which |where )?(?:\w+ )?"
     r"(?:says|mentions|prints|shows|contains)\s+(?P<d>[^?!;,.]+)"
+    r"|^(?:\W*\w+ )?(?:is|was) (?P<e>[a-z][\w' -]{3,48}?) (?:actually |really |ever |even |literally )?"
+    r"(?:printed|logged|written|mentioned) (?=anywhere|in (?:the|any) logs?|by (?:rank|r\d))"
 )
 #: a one-word message taken as named: an errno (`ENOSPC`), or an identifier with a digit or `_`
 _ERRNO = frozenset(name.lower() for name in errno.errorcode.values())
@@ -96,7 +98,11 @@ def _normal(s: str) -> str:
 def _line_with(lines: list[EvidenceLine], phrase: str) -> EvidenceLine | None:
     """A kept line that says the phrase in those words (case and punctuation aside)."""
     want = _normal(phrase)
-    return next((ln for ln in lines if want and want in _normal(ln.text)), None)
+    return next((ln for ln in lines if want and want in _normal(_PATHS.sub(" ", ln.text))), None)
+
+
+#: a file path in a line: `disk full` inside `/tmp/realjob-disk_full_save/…` is a name, not the message
+_PATHS = re.compile(r"\S*/\S*")
 
 
 def _own_errors(c: Ctx) -> list[EvidenceLine]:
@@ -119,6 +125,8 @@ def _own_errors(c: Ctx) -> list[EvidenceLine]:
 
 #: a line quoted inside a sentence is cut after this many characters (the whole line is shown below)
 MAX_QUOTE = 120
+#: a first sentence shorter than this (`err == 0`) is quoted with the next one
+MIN_QUOTE = 24
 
 
 def short_quote(text: str) -> str:
@@ -126,7 +134,11 @@ def short_quote(text: str) -> str:
     (`[rank0]: RuntimeError: [/path/x.cc:553]`), up to its first sentence end, at most `MAX_QUOTE`."""
     words = _PREFIX.sub("", text).strip()
     words = re.sub(r"^(\w+(?:Error|Exception): )\[[^\]]*\]\s*\.?\s*", r"\1", words)
-    first = re.split(r"(?<=[a-z0-9\])])\. ", words, maxsplit=1)[0]
+    first = ""
+    for sentence in re.split(r"(?<=[a-z0-9\])])\. ", words):  # `err == 0.` alone says nothing: go on
+        first = f"{first}. {sentence}" if first else sentence
+        if len(first) >= MIN_QUOTE:
+            break
     if len(first) <= MAX_QUOTE:
         return first
     return first[: MAX_QUOTE - 1].rsplit(" ", 1)[0] + "…"

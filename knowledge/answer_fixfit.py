@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_job as tj
-from knowledge import answer_mechanism, answer_where
+from knowledge import answer_code, answer_mechanism, answer_where
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx
 from knowledge.glossary import find
@@ -28,6 +28,16 @@ BATCH_Q = re.compile(
     r"\b(?:global|effective|total) batch\b|\bmicro[- _]?batch\w*|\bbatch[ _]size\b|\brelaunch\w*\b"
     r"|\bless (?:mem|memory|vram)\b|\bgrad(?:ient)?[ _]accum\w*"
 )
+#: "what number do I change?", "which knob do I turn down?": one value of this job's, from its lines
+NUMBER_Q = re.compile(
+    r"\b(?:what|which) (?:number|value|setting|knob|param\w*|hyperparam\w*|flag)s? (?:do|should|can|to|would)"
+    r"(?: (?:i|we))? ?(?:change|lower|cut|reduce|tune|turn|touch|tweak)\b"
+    r"|\bwhat (?:do|should) (?:i|we) (?:lower|cut|reduce|turn down|shrink)\b"
+    r"|\bworked (?:fine )?for \d+ steps\b"
+)
+_SHAPE = re.compile(r"\bbatch of (\d+) x (\d+) tokens\b")
+_MAX_LEN = re.compile(r"\b(max_seq_len(?:gth)?|max_length|seq_len(?:gth)?)\s*[=:]\s*(\d+)")
+_ASKED_BATCH = re.compile(r"\bbatch(?:[ _]size)?(?: of| =|=)? ?(\d+)\b")
 #: "fp16 thing? just flip to bf16?"
 FP16_Q = re.compile(r"\bfp16\b|\bbf16\b|\bhalf[- ]precision\b|\bmixed[- ]precision\b|\bamp\b|\bloss scal\w*")
 _LOSS_SCALE = re.compile(
@@ -54,6 +64,23 @@ def batch_step(c: Ctx) -> str:
     return next((s for s in steps if _ACCUMULATION.search(s)), "")
 
 
+def number_fact(c: Ctx, m: Match) -> str:
+    """The batch shape the failing step logged, and which of its numbers to cut: with the batch size
+    the asker says fit before, that is the sequence length."""
+    got = answer_code.batch(c, m) if NUMBER_Q.search(m.text) else None
+    if got is None or not got.lines:
+        return ""
+    line = got.lines[0]
+    shape, longest = _SHAPE.search(line.text), _MAX_LEN.search(line.text)
+    if shape is None:
+        return got.lead
+    size, length = shape.groups()
+    name = longest.group(1) if longest is not None else "the maximum sequence length"
+    same = (asked := _ASKED_BATCH.search(m.text)) is not None and asked.group(1) == size
+    text = tj.NUMBER_LENGTH if same else tj.NUMBER_SHAPE
+    return text.format(size=size, length=length, name=name, ref=f"{line.source}:{line.line}")
+
+
 def fp16_fact(c: Ctx) -> str:
     """Whether this job's lines show fp16 loss-scale overflow (bf16 would help) or not (other steps first)."""
     if c.view.category != "nan_divergence":
@@ -78,9 +105,21 @@ def fitted(c: Ctx, m: Match) -> tuple[str, str]:
         said.append(step)
     if (batch := answer_where.batch_said(c, m, " ".join(said))[0]) and batch not in said:
         said.append(batch)  # "what did the batch look like on the step that died": its batch line
+    if number := number_fact(c, m):  # "what number do I change?": the step's batch shape, first
+        said.insert(0, number)
     if FP16_Q.search(m.text) and (fact := fp16_fact(c)):
         said.append(fact)
     return " ".join(said), code
 
 
-__all__ = ["BATCH_Q", "FP16_Q", "GREP_Q", "batch_step", "fitted", "fp16_fact", "grep_command"]
+__all__ = [
+    "BATCH_Q",
+    "FP16_Q",
+    "GREP_Q",
+    "NUMBER_Q",
+    "batch_step",
+    "fitted",
+    "fp16_fact",
+    "grep_command",
+    "number_fact",
+]

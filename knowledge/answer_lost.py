@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 
+from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
 from knowledge.answer_job import no_worker_started
 from knowledge.answer_more import step_of_total
-from knowledge.answer_quote import saving_line
+from knowledge.answer_quote import saving_line, saving_lines
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_where import strip_prefix
 from knowledge.intents import Match
@@ -26,12 +27,29 @@ ASKS_LOST = re.compile(
     r"|\b(?:lost|wasted) (?:work|progress|steps|compute|gpu ?hours)\b|\bwhat (?:do|did) (?:we|i) lose\b"
     r"|\bwhat (?:(?:have|did) )?(?:we|i) (?:lost|wasted)\b|\bwhat(?: was| got|'s| is) (?:lost|wasted)\b"
     r"|\b(?:did|was|has) anything (?:actually |even |really )?(?:train\w*|get trained|(?:get |been )?lost)\b"
+    # "what step do I restart from?", "did it save anything?": the last save logged answers it too
+    r"|\b(?:what|which) step (?:do|should|can|would|will) (?:i|we)"
+    r" (?:re-?start|resume|start again|go back to)\b"
+    r"|\b(?:re-?start|resume) (?:from )?(?:what|which) step\b"
+    r"|\bdid (?:it|we|the (?:job|run)|they) (?:\w+ )?(?:save|checkpoint) (?:anything|any\w*|at all)\b"
+)
+
+
+#: "is checkpoint-6.pt usable?": asked of the save a failure cut short, the same two facts answer it
+CKPT_USABLE = re.compile(
+    r"\b(?:is|was|are) (?:the |that |our |this )?"
+    r"(?:[\w.-]*\.(?:pt|pth|bin|safetensors)|ckpt|checkpoint[\w.-]*)"
+    r" (?:\w+ )?(?:usable|ok|okay|good|safe|complete|intact|valid|any good|loadable)\b"
 )
 
 
 def lost(c: Ctx, m: Match) -> Reply | None:
     """The last step reached and the last save logged (or that none was): what a restart re-runs."""
-    if not ASKS_LOST.search(m.text):
+    ini = c.view.initiating
+    saving = ini is not None and ini.phase == "checkpoint_save"
+    cut = saving and saving_line(c) is not None
+    cut_line = c.view.phase_line if saving else None
+    if not ASKS_LOST.search(m.text) and not (cut and CKPT_USABLE.search(m.text)):
         return None
     if no_worker_started(c):  # a launcher failure: nothing ran, so nothing was lost
         line = c.view.evidence[0] if c.view.evidence else None
@@ -53,12 +71,26 @@ def lost(c: Ctx, m: Match) -> Reply | None:
     line = top.last_step_line
     where = ref(line) if line is not None else "its log"
     total = step_of_total(c, top)
+    if saved is None and cut_line is not None:  # "saving checkpoint at step 50": a save, no file named
+        text = strip_prefix(cut_line.text)[:160]
+        lead = tff.LOST_CUT_UNNAMED.format(
+            save_ref=ref(cut_line), text=text, step=top.last_step, total=total, rank=top.rank, ref=where
+        )
+        return reply("restart", lead, [ln for ln in (cut_line, line) if ln is not None])
     if saved is None:
         lead = tff.LOST_NO_SAVE.format(step=top.last_step, total=total, rank=top.rank, ref=where)
         return reply("restart", lead, [line] if line is not None else [])
     ini = c.view.initiating
     text = tff.LOST_CUT if ini is not None and ini.phase == "checkpoint_save" else tff.LOST_SAVED
+    if text == tff.LOST_CUT and len({name for name, _ in saving_lines(c)}) == 1:  # the only save logged
+        text = tff.LOST_CUT_FIRST if _from_start(c, saved[1]) else tff.LOST_CUT_ONLY
     lead = text.format(
         name=saved[0], save_ref=ref(saved[1]), step=top.last_step, total=total, rank=top.rank, ref=where
     )
     return reply("restart", lead, [ln for ln in (saved[1], line) if ln is not None])
+
+
+def _from_start(c: Ctx, save: EvidenceLine) -> bool:
+    """Whether the kept lines of the save line's log begin at its first line: then no earlier save was
+    cut off from what Denpex read, and "no earlier save" is a fact, not a gap in the tail."""
+    return any(ln.source == save.source and ln.line == 1 for tl in c.d.tails for ln in tl.lines)

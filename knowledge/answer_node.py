@@ -8,9 +8,11 @@ on it, or nothing at all), then the commands fitted to it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
+from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
 from knowledge import answer_advice, answer_checks, answer_code, answer_job, answer_mechanism, answer_more
 from knowledge.answer_types import Ctx, Reply, reply
@@ -50,7 +52,7 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
         base = reply("hardware", f"{answer_more.versions(c, m)} {base.lead}", base.lines, action=base.action)
     if answer_advice.xid_lines(c):
         rma = [s for s in (c.entry.fix.steps if c.entry else []) if _RMA.search(s)]
-        step = tf.RMA_NEXT.format(step=rma[0]) if rma and _RMA.search(m.text) else ""
+        step = tf.RMA_NEXT.format(step=rma[0]) if rma and _RMA.search(m.text) else _xid_action(c, m)
         code = c.d.verify
         if _DRAIN.search(m.text) and "drain" in c.d.fix_snippet:  # "exact cmds to drain it": the fitted ones
             step, code = f"{step} {tj.DRAIN_CMD}".strip(), f"{c.d.verify}\n{c.d.fix_snippet}".strip()
@@ -64,6 +66,8 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
     if answer_job.no_worker_started(c):  # "is it my code?": it never ran
         kernel = tf.NO_WORKER_RAN
     copies = answer_mechanism.copies(c)  # not the node: it was asked to hold a copy per rank
+    if _software(c):  # "bad gpu?" for a NaN or an OOM: no, said plainly
+        base = replace(base, lead=tv.NOT_HARDWARE.format(what=t.category_words(c.view.category)))
     lead = " ".join(x for x in (_no_drain(c, m), base.lead, collateral, note, kernel, copies) if x)
     return reply("hardware", lead, base.lines, action=base.action)
 
@@ -74,13 +78,46 @@ _DRAIN = re.compile(
 )
 
 
+#: a node action asked about ("reboot anything?", "swap the gpu?"): the verb the answer says no or yes to
+_NODE_ACTION = re.compile(
+    r"\b(?P<act>reboot|power[- ]?cycle|reset|swap|replace|rma)(?:ed|ing|s)?\b", re.IGNORECASE
+)
+#: an entry's fix step that is that action (the reboot or reset it names)
+_REBOOT_STEP = re.compile(r"\b(?:reboot|power-cycle|reset)\b", re.IGNORECASE)
+
+
 def _no_drain(c: Ctx, m: Match) -> str:
-    """ "Do I drain gpu-02?" for a job with no hardware evidence: no, said first, with the node."""
-    if not _DRAIN.search(m.text):
-        return ""
+    """ "Do I drain gpu-02?", "reboot anything?", "swap it?" for a job with no hardware evidence: no,
+    said first, with the node."""
     ini = c.view.initiating
     node = m.node or (ini.node if ini is not None and ini.node else None) or "the node"
-    return tj.NO_DRAIN.format(node=node, what=t.category_words(c.view.category))
+    if _DRAIN.search(m.text):
+        return tj.NO_DRAIN.format(node=node, what=t.category_words(c.view.category))
+    if (act := _NODE_ACTION.search(m.text)) is None:
+        return ""
+    said = tv.NO_HW_ACTION if _software(c) else tv.HW_ACTION_UNSURE  # a silent death may be the GPU's
+    return said.format(act=_verb(act.group("act")), node=node)
+
+
+def _software(c: Ctx) -> bool:
+    """The entry says this failure is software or configuration (or neither: a full disk, a scheduling
+    decision), never the hardware; "neither by itself" (a teardown) leaves the first failure open."""
+    said = c.entry.faq.hardware_or_software.lower() if c.entry is not None else ""
+    return said.startswith("software") or (said.startswith("neither") and "by itself" not in said[:20])
+
+
+def _verb(act: str) -> str:
+    low = act.lower()
+    return "power-cycle" if low.startswith("power") else "RMA" if low == "rma" else low
+
+
+def _xid_action(c: Ctx, m: Match) -> str:
+    """ "Does it need a reboot?" for an Xid that is hardware: yes, with the entry's reboot/reset step."""
+    act = _NODE_ACTION.search(m.text)
+    if act is None or c.entry is None or _verb(act.group("act")) not in ("reboot", "reset", "power-cycle"):
+        return ""
+    steps = [s for s in c.entry.fix.steps if _REBOOT_STEP.search(s)]
+    return tv.XID_ACTION.format(step=steps[0]) if steps else ""
 
 
 __all__ = ["hardware", "same_slot"]

@@ -30,6 +30,7 @@ from knowledge import (
     answer_node,
     answer_quote,
     answer_silent,
+    answer_where,
 )
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
@@ -39,7 +40,11 @@ from knowledge.jobfacts_answers import RankView, launcher_exits, seconds_between
 _INTACT = re.compile(
     r"\b(?:corrupt\w*|broken|incomplete|partial|usable|valid|intact|written|complete\w*|ok|safe|finish\w*"
     r"|done|restart from|resume from|load|good|fine|trust\w*|use it|garbage|truncated|readable|there"
-    r"|land\w*|on disk|trash|salvage\w*|lose|lost)\b"
+    r"|land\w*|on disk|trash|salvage\w*|lose|lost|saved|go back|further back|roll ?back|fall ?back)\b"
+)
+#: "did rank 3 print anything at all?", "did it write anything before it stopped?"
+_PRINTED_Q = re.compile(
+    r"\b(?:print|log|write|say|output|emit)\w* (?:anything|something|a thing|a line|a word)\b"
 )
 _STEP_QUESTION = re.compile(r"\b(?:step|steps|iteration|iter|how far)\b")
 _CALL_QUESTION = re.compile(r"\b(?:call|function|frame|line of (?:my|our|the) code)\b")
@@ -136,6 +141,11 @@ _ONLY = re.compile(
 def rank_why(c: Ctx, m: Match) -> Reply | None:
     """Why the rank failed; asked "why only rank 5?", also its last batch line (what set it apart)."""
     base = _rank_why(c, m)
+    r = c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
+    if base is not None and r is not None and r.role == "initiating" and _PRINTED_Q.search(m.text):
+        own, _ = answer_where.own_log(c, r)  # "did rank 3 print anything at all?": no error of its own, first
+        if own and "no error" not in base.lead.lower():
+            base = reply("rank_why", f"{own} {base.lead}", base.lines)
     if base is None or not _ONLY.search(m.text) or (batch := answer_code.batch(c, m)) is None:
         return base
     return reply("rank_why", f"{base.lead} {batch.lead}", [*base.lines, *batch.lines])
@@ -364,41 +374,17 @@ debug = answer_debug.debug
 load_debug = answer_debug.load_debug
 
 
-def versions(c: Ctx, m: Match) -> Reply | None:
-    """ "What NCCL version was this?": each version asked for, from the line that prints it."""
-    return reply("versions", answer_more.versions(c, m))
-
-
-def history(c: Ctx, m: Match) -> Reply | None:
-    """Earlier incidents; without the history, says which failure mode to look for."""
-    if c.past is not None:
-        return answer_advice.history(c, m)
-    title = c.d.entry.title if c.d.entry else t.category_words(c.d.category)
-    return reply("history", tf.HISTORY_UNKNOWN.format(title=title), known=False)
-
-
-def changed(c: Ctx, m: Match) -> Reply | None:
-    """ "What changed since yesterday?": only this run is read, so no diff; what this run shows."""
-    base = summary(c, m)
-    if base is None:
-        return None
-    return reply("changed", f"{tf.ONLY_THIS_RUN} {base.lead}", base.lines)
-
-
 __all__ = [
     "activity",
     "alternatives",
-    "changed",
     "debug",
     "fix",
     "hang",
-    "history",
     "load_debug",
     "others",
     "phase",
     "rank_why",
     "restart",
     "summary",
-    "versions",
     "which_rank",
 ]

@@ -12,6 +12,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import slack as t
 from knowledge import answer_launcher
 from knowledge.answer_types import Ctx, Reply, ref, reply
@@ -107,13 +108,28 @@ def quote(c: Ctx, m: Match, raw: str = "", words: bool = True) -> Reply | None:
         return None
     frag, ln = found
     term = find(ln.text, c.glossary) or find(frag, c.glossary) or _signal_term(ln.text, c)
-    meaning = t.term(term.name, term.text) if term is not None else ""
+    numbered = _numbered(m.text, ln.text)  # "#5 — the 5th step?": that first, not the line's terms
+    meaning = t.term(term.name, term.text) if term is not None and not numbered else ""
     role = _role(c, ln)
     lead = tf.QUOTED.format(frag=frag, ref=ref(ln), role=role, meaning=meaning).strip()
     if role == _verdict_role(c) and (note := saving_note(c)):
         lead += " " + note
+    lead = f"{numbered} {lead}".strip()
     ended = c.view.evidence[:1] if c.view.initiating is None and ln not in c.view.evidence[:1] else []
     return reply("quote", re.sub(r"\s+", " ", lead), [ln, *ended])
+
+
+_SEQ = re.compile(r"#([0-9]{1,9})\b")
+_STEP = re.compile(r"\bsteps?\b")
+
+
+def _numbered(question: str, line: str) -> str:
+    """ "'all_reduce #5' — 5th step?": `#5` of a collective is its sequence number, not a step."""
+    found = _SEQ.search(question)
+    if found is None or found.group(0) not in line:
+        return ""
+    said = tf.COLLECTIVE_NUMBER.format(n=found.group(1))
+    return said + (" " + tff.COLLECTIVE_NOT_STEP if _STEP.search(question) else "")
 
 
 def saving_note(c: Ctx, term: str = "") -> str:
@@ -183,8 +199,13 @@ _SAVING = re.compile(
 
 def saving_line(c: Ctx) -> tuple[str, EvidenceLine] | None:
     """The file the last save line named, and that line (the save a failure may have cut short)."""
-    hits = [(f.group(2), ln) for ln in _pool(c) if (f := _SAVING.search(ln.text))]
+    hits = saving_lines(c)
     return hits[-1] if hits else None
+
+
+def saving_lines(c: Ctx) -> list[tuple[str, EvidenceLine]]:
+    """Every kept save line and the file it names, in the order the diagnosis kept them."""
+    return [(f.group(2), ln) for ln in _pool(c) if (f := _SAVING.search(ln.text))]
 
 
 #: `port: 54661`, `MASTER_PORT=29500`, or a host's `10.0.0.5:29500` / `gpu-01:29500` / `localhost:29500`;
@@ -260,4 +281,4 @@ def pool(c: Ctx) -> list[EvidenceLine]:
     return _pool(c)
 
 
-__all__ = ["QUOTED", "located", "path", "pool", "port", "quote", "saving_line"]
+__all__ = ["QUOTED", "located", "path", "pool", "port", "quote", "saving_line", "saving_lines"]

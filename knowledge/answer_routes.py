@@ -10,6 +10,9 @@ import re
 from collections.abc import Callable
 
 from knowledge import (
+    answer_a_code,
+    answer_a_history,
+    answer_a_limit,
     answer_advice,
     answer_checks,
     answer_code,
@@ -88,7 +91,7 @@ HANDLERS: dict[str, Handler] = {
     "memory": answer_memory.answer,
     "hang": answer_overview.hang,
     "show_lines": answer_code.show_lines,
-    "code": answer_code.where_in_code,
+    "code": answer_a_code.where_in_code,
     "batch": answer_code.batch,
     "debug": answer_overview.debug,
     "node": answer_lines.node,
@@ -101,15 +104,16 @@ HANDLERS: dict[str, Handler] = {
     "explain": answer_advice.explain,
     "activity": answer_overview.activity,
     "fix_time": answer_advice.fix_time,
-    "history": answer_overview.history,
-    "changed": answer_overview.changed,
+    "history": answer_a_history.history,
+    "changed": answer_a_history.changed,
     "complaint": answer_complaint.complaint,
     "timeout_help": answer_checks.timeout_help,
     "secrets": answer_checks.secrets,
-    "versions": answer_overview.versions,
+    "versions": answer_a_history.versions,
     "backend": answer_checks.backend,
     "path": answer_quote.path,
     "port": answer_quote.port,
     "loss": answer_evidence.loss,
     "gaps": answer_evidence.gaps,
+    "time_limit": answer_a_limit.limit_value,
 }

@@ -19,6 +19,7 @@ from dataclasses import replace
 from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
 from denpex.core.texts import slack as t
 from knowledge import (
+    answer_a_limit,
     answer_advice,
     answer_asks,
     answer_cause,
@@ -36,6 +37,7 @@ from knowledge import (
     answer_lost,
     answer_mechanism,
     answer_more,
+    answer_origin,
     answer_overview,
     answer_pace,
     answer_pid,
@@ -121,8 +123,12 @@ class Answerer:
         elif len(parts) > 1 and replies[1].intent == first.intent and not _other_ranks(parts[0], parts[1]):
             whole = self.asked(question)  # "was it saving? which ckpt": one answer, told both asks' words
             first = whole if whole.intent == first.intent else first
+        elif first.intent == "time_limit" and (whole := self.asked(question)).intent == first.intent:
+            first = whole  # "what was my --time … and how much more do I need": one answer, both asks
         out = first
         for part, later in zip(parts[1:], replies[1:], strict=True):
+            if first.intent == "time_limit" and answer_a_limit.covers(part):
+                continue  # "how much more" after the limit: more time, which the limit's answer says
             if later.intent == "help":  # "… which layer made the inf? how do i find out": the message says
                 whole = self.asked(question)
                 if whole.intent == first.intent and routes.HOW_SO.search(part):
@@ -210,6 +216,8 @@ class Answerer:
         ranked = self.matcher.scores(question)
         decided = bool(ranked) and ranked[0][0] >= DECISIVE_WEIGHT and ranked[0][2] != "explain"
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
+        if (x := answer_origin.origin(self.ctx, m)) is not None:
+            return x  # "where does the 600 s come from?", "and the other ranks?": its line, their errors
         if (owner := answer_pid.whose(self.ctx, m.text)) is not None:
             return owner  # "`Killed process 51234` whose pid is that": its rank and node, with the line
         if (line := answer_doubt_quote.which_line(self.ctx, m)) is not None:

@@ -19,11 +19,13 @@ from tests.slack.test_followups_round7a import CASES as ROUND7A
 from tests.slack.test_followups_round7b import CASES as ROUND7B
 from tests.slack.test_followups_round7b import WAITING as ROUND7B_WAITING
 from tests.slack.test_followups_round8 import CASES as ROUND8
+from tests.slack.test_followups_round9a import CASES as ROUND9A
+from tests.slack.test_followups_round9b import CASES as ROUND9B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
-#: the December 6 rounds (blind batches 22-27): any intent but the help reply
-FACTS = ROUND6A + ROUND6B + ROUND7A + ROUND7B + ROUND7B_WAITING + ROUND8
+#: the December 6 rounds (blind batches 22-29): any intent but the help reply
+FACTS = ROUND6A + ROUND6B + ROUND7A + ROUND7B + ROUND7B_WAITING + ROUND8 + ROUND9A + ROUND9B
 
 
 @pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)

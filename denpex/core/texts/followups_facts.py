@@ -178,3 +178,84 @@ NOT_XID = (
     "Not the same as an Xid failure: no GPU fault (Xid) is in this job's evidence; rank {rank} failed "
     "with {what} ({ref})."
 )
+
+# where a number or a time quoted from the thread comes from ("where does the 600 s come from?")
+ORIGIN_TIMEOUT = (
+    "{value} is the collective timeout in the watchdog lines: `Timeout(ms)={ms}` ({span}) on rank(s) "
+    "{ranks} ({ref}), the process group's timeout (`timeout=` of `init_process_group`; 10 min is "
+    "PyTorch's default for NCCL); `ran for {ran} milliseconds` is how long that collective had waited "
+    "when the watchdog gave up."
+)
+ORIGIN_RAN = (
+    "{value} ms is how long the collective had waited when the watchdog fired: `ran for {ran} "
+    "milliseconds` on rank(s) {ranks} ({ref}), just past the timeout, `Timeout(ms)={ms}` ({span})."
+)
+ORIGIN_GLOO_TIMEOUT = (
+    "{value} is gloo's collective timeout: `Timed out waiting {ms}ms` ({span}) on rank(s) {ranks} ({ref}), "
+    "the process group's `timeout=` (of `init_process_group`): the rank waited that long for a peer's "
+    "data in the collective, then gave up."
+)
+ORIGIN_TIME = "{value} is when rank(s) {ranks} logged {what} ({ref}): `{text}`."
+ORIGIN_AFTER = "That is {gap} after rank {rank} failed at {then} ({what})"
+ORIGIN_WAITED = (
+    ": the watchdog's `Timeout(ms)={ms}` ({span}): they waited that long for rank {rank} in the "
+    "collective, then timed out."
+)
+ORIGIN_LINE = "{value} is in {ref}: `{text}`."
+ORIGIN_FIX = "Not from this job's logs: it is in the suggested fix, `{text}`."
+ORIGIN_SIGNAL = (
+    " `--signal={sig}@{secs}` asks Slurm to send {sig} {span} before the time limit, so the "
+    "job can save a checkpoint first; {secs} is a choice: make it longer than one save takes."
+)
+
+# the other ranks' own errors ("and the other ranks? did 0 and 2 also see nan?")
+OTHERS_OWN = "{who} logged {their} own error, `{text}` ({ref}){echo}."
+OTHERS_GLOO = " — gloo's TCP transport: the connection to a peer closed under it"
+OTHERS_GLOO_NAME = (
+    " (so yes, this run used gloo; `nccl_comm_error` is the category for a communication error in any "
+    "collective, NCCL's or gloo's)"
+)
+OTHERS_WATCHDOG = " — a watchdog timeout: the collective they were in never completed"
+OTHERS_SIGNAL = (
+    "{who} logged no error of {their} own: the launcher stopped {them} with {signal} (exitcode -{num}, "
+    "{ref})."
+)
+OTHERS_NONE = "{who} logged no error line of {their} own."
+OTHERS_NOT_SAME = "No, not the same error as rank {rank}."
+OTHERS_STARTED = "Rank {rank} started it, with {what} ({ref})."
+OTHERS_SOURCE = (
+    "They are collateral: rank {rank} started it, with {what} ({ref}), and the others failed because "
+    "it went away."
+)
+
+# "all_reduce #5 — the 5th step?": a collective's number is not a step
+COLLECTIVE_NOT_STEP = "Not a training step: one step runs many collectives, each with its own number."
+
+# a setting's value in this job ("was it even on?")
+SETTING_SEEN = "In this job `{name}` was {value} ({ref})."
+SETTING_IMPLIED = "In this job `{name}` was {value}: {why} ({ref})."
+SETTING_UNSEEN = "`{name}`'s value in this job is not in the lines Denpex read."
+SETTING_ZERO3_GATHER = (
+    "{who} traceback is in `_zero3_consolidated_16bit_state_dict`, which a save runs only when it is "
+    "true (with false, the save writes each rank's shard and gathers nothing)"
+)
+SETTING_RANK0_ONLY = "{who} `FullStateDictConfig(...)` does not pass `rank0_only=True`"
+
+# the save the failure cut short is the only one the logs show: nothing earlier to resume from
+LOST_CUT_FIRST = (
+    "`{name}` ({save_ref}) is the save the failure cut short: it may be missing or partial (incomplete). "
+    "It is also the first: its log, read from its first line, shows no earlier save, so there is no complete "
+    "checkpoint to resume from: restart "
+    "from scratch (step 0), unless the script saved without logging it. The run had reached step "
+    "{step}{total} (rank {rank}, {ref})."
+)
+LOST_CUT_ONLY = (
+    "`{name}` ({save_ref}) is the save the failure cut short: it may be missing or partial (incomplete). No "
+    "earlier save is in the lines Denpex kept: unless the output directory holds an earlier complete "
+    "checkpoint, restart from scratch (step 0). The run had reached step {step}{total} (rank {rank}, {ref})."
+)
+LOST_CUT_UNNAMED = (
+    "The save the failure cut short ({save_ref}: `{text}`) is not complete, so don't count on it; the run "
+    "reached step {step}{total} (rank {rank}, {ref}): resume from the last complete checkpoint before it "
+    "(check the output directory for it), and the steps since that one are lost."
+)

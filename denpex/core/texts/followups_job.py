@@ -219,3 +219,14 @@ LIBRARY_UNKNOWN = (
     "and open the core with gdb (`gdb $(which python) core` then `bt`), or run with `PYTHONFAULTHANDLER=1` "
     "(faulthandler prints the Python stack at the crash)."
 )
+
+# "what number do I change? batch 4 worked for 2000 steps": the failing step's batch shape
+NUMBER_LENGTH = (
+    "The sequence length: the step that failed ran the same batch of {size}, at {length} tokens each "
+    "({name}={length}, {ref}); cap {name} lower (or pack shorter samples), or halve the micro-batch and "
+    "double gradient accumulation."
+)
+NUMBER_SHAPE = (
+    "The numbers in the logs: the step that failed ran a batch of {size} x {length} tokens ({ref}); cut "
+    "{name} ({length}) or the micro-batch ({size}), keeping the global batch with gradient accumulation."
+)

@@ -1,0 +1,51 @@
+"""What is wrong in the user's code, asked about a function or a line ("whats wrong in my
+save_checkpoint, line 174").
+
+The code answer (`answer_code.where_in_code`) names the frame; asked what is *wrong* there, the
+reader wants the cause too, said first: the desync between the ranks' calls, or the entry's cause with
+how many copies this job's node held. Why: the frame alone repeats what the reader already pointed at.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge import answer_code, answer_mechanism
+from knowledge.answer_types import Ctx, Reply, reply
+from knowledge.intents import Match
+
+#: "what's wrong in my save_checkpoint", "what is the bug in train.py", "whats broken on line 174"
+WRONG = re.compile(
+    r"\bwhat(?:s| is| was)? (?:wrong|broken|the (?:bug|problem|issue|mistake)) (?:in|with|on|at)\b"
+    r"|\bwhats (?:wrong|broken|the (?:bug|problem|issue|mistake))\b"
+)
+
+
+def where_in_code(c: Ctx, m: Match) -> Reply | None:
+    """The frame in the user's code; asked what is wrong there, the cause first."""
+    base = answer_code.where_in_code(c, m)
+    if base is None or not WRONG.search(m.text):
+        return base
+    why = answer_code.desync_note(c) or _cause(c, base.lead)
+    if not why or why.lower() in base.lead.lower():
+        return base
+    line = answer_mechanism.cause_line(c)
+    if line is not None and answer_mechanism.code_of(line) in why:  # no frame of its own: the line is it
+        return reply("code", why, [line, *(x for x in base.lines if x != line)][:2])
+    return reply("code", f"{why} {base.lead}", base.lines)
+
+
+def _cause(c: Ctx, said: str) -> str:
+    """The entry's cause in one sentence, the code line that does it (unless the frame already quotes
+    it) and, when every rank holds its own copy, how many there were."""
+    if c.entry is None:
+        return ""
+    first = c.entry.root_cause.split(". ")[0].rstrip(".") + "."
+    line = answer_mechanism.cause_line(c)
+    where = answer_mechanism.cause_sentence(c)
+    if line is not None and answer_mechanism.code_of(line) in said:
+        where = ""  # "line 174, in save_checkpoint: `get_state_dict(…)`" is already the answer's frame
+    return " ".join(x for x in (first, where, answer_mechanism.copies(c)) if x)
+
+
+__all__ = ["WRONG", "where_in_code"]

@@ -1,0 +1,119 @@
+"""The other ranks' own errors ("and the other ranks?", "what about 1 and 3?", "did 0 and 2 also see
+nan?", "the table says 0,2 are nccl_comm_error but this run is gloo").
+
+Why: asked about the ranks that did not start it, the reader wants what *they* logged, quoted, not the
+initiating rank's cause told again: a collateral rank's gloo `Connection closed by peer`, a watchdog
+timeout, or no error at all and the launcher's SIGTERM. Ranks that logged the same error are told
+together; the initiating rank is named last, as what their errors echo.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups_facts as tff
+from denpex.core.texts import slack as t
+from knowledge.answer_types import Ctx, Reply, rank_list, ref, reply
+from knowledge.answer_where import strip_prefix
+from knowledge.intents import Match, named_ranks
+from knowledge.jobfacts_answers import RankView
+
+_LIST = r"\d{1,4}(?:\s*(?:,|and|&|/|\+|-|to)\s*\d{1,4})*"
+#: asks about the ranks other than the one that started it
+ASKS_OTHERS = re.compile(
+    r"\b(?:and|what about|how about|what of) (?:all )?(?:the )?(?:other ranks?|others|other workers"
+    r"|rest(?: of (?:the ranks|them))?)\b(?!['’])"
+    r"|\b(?:what|how) about (?:ranks? )?(?P<about>" + _LIST + r")\b(?! ?(?:s|ms|min|gib|steps?)\b)"
+    r"|\bdid (?:ranks? )?(?P<did>" + _LIST + r") (?:also |too |as well |both |all )*"
+    r"(?:see|get|hit|have|log|print|throw|show|raise)\b"
+    r"|\b(?:table|summary) says (?:ranks? )?(?P<table>" + _LIST + r")\b"
+)
+#: what may come before the ask: nothing, an opener, or the end of an earlier sentence ("…? and the
+#: others?"); "what step was it on, and the others —" asks the step first, and the step answer answers it
+_OPENS = re.compile(r"^\W*(?:(?:ok|okay|so|hmm|and|also|right)\W+)*$|[?.!:;]\s*(?:(?:ok|so|and|also)\W+)*$")
+_ALSO = re.compile(r"\b(?:also|too|as well|same)\b")
+_BACKEND = re.compile(r"\b(?:gloo|nccl)\b")
+_SIGNAL = re.compile(r"\bSignal (\d{1,2}) \((SIG\w+)\)")
+_PATH = re.compile(r"\[/[^\]\s]*/([^/\]\s]+)\]")
+_WATCHDOG = re.compile(r"Watchdog caught collective operation timeout")
+#: a quoted error is cut here (the whole line is shown below the answer)
+MAX_QUOTE = 110
+
+
+def others(c: Ctx, m: Match) -> Reply | None:
+    """Each other rank's own last error (or its signal), grouped, then the rank they all echo."""
+    asked = ASKS_OTHERS.search(m.text)
+    ini = c.view.initiating
+    if asked is None or not _OPENS.search(m.text[: asked.start()]) or ini is None or ini.first_line is None:
+        return None
+    listed = asked.group("about") or asked.group("did") or asked.group("table")
+    if listed and not re.search(r"\bother|\brest\b", m.text):
+        wanted = list(named_ranks(f"ranks {listed.replace('/', ',')}"))
+    else:
+        wanted = [r.rank for r in c.view.ranks.values() if r.rank != ini.rank]
+    ranks = [c.view.ranks[n] for n in wanted if n in c.view.ranks]
+    if not ranks or len(ranks) != len(wanted) or any(r.rank == ini.rank for r in ranks):
+        return None
+    said, shown = _groups(ranks, bool(_BACKEND.search(m.text)))
+    if not said:
+        return None
+    lead = " ".join(said)
+    if _ALSO.search(m.text):
+        lead = f"{tff.OTHERS_NOT_SAME.format(rank=ini.rank)} {lead}"
+    told = tff.OTHERS_SOURCE if any(r.role == "collateral" for r in ranks) else tff.OTHERS_STARTED
+    source = told.format(rank=ini.rank, what=t.category_words(ini.category), ref=ref(ini.first_line))
+    return reply("others", f"{lead} {source}", [*shown, ini.first_line])
+
+
+def _groups(ranks: list[RankView], backend: bool) -> tuple[list[str], list[EvidenceLine]]:
+    """One sentence per kind of ending: the same error (ports and numbers aside), a signal, nothing."""
+    groups: dict[str, list[RankView]] = {}
+    for r in ranks:
+        groups.setdefault(_kind(r), []).append(r)
+    said: list[str] = []
+    shown: list[EvidenceLine] = []
+    for members in groups.values():
+        first = members[0]
+        one = len(members) == 1
+        who = f"Rank {first.rank}" if one else f"Ranks {rank_list(members)}"
+        their, them = ("its", "it") if one else ("their", "them")
+        line = first.first_line
+        if line is None:
+            said.append(tff.OTHERS_NONE.format(who=who, their=their))
+            continue
+        shown.append(line)
+        if (sig := _SIGNAL.search(line.text)) is not None:
+            said.append(
+                tff.OTHERS_SIGNAL.format(
+                    who=who, their=their, them=them, signal=sig.group(2), num=sig.group(1), ref=ref(line)
+                )
+            )
+            continue
+        text = _short(line.text)
+        echo = ""
+        if "gloo" in line.text or "pair.cc" in line.text:
+            echo = tff.OTHERS_GLOO + (tff.OTHERS_GLOO_NAME if backend else "")
+        elif _WATCHDOG.search(line.text):
+            echo = tff.OTHERS_WATCHDOG
+        said.append(tff.OTHERS_OWN.format(who=who, their=their, text=text, ref=ref(line), echo=echo))
+    return said, shown
+
+
+def _kind(r: RankView) -> str:
+    """What the rank's ending is, ports, pids, times and counts aside."""
+    if r.first_line is None:
+        return "none"
+    if (sig := _SIGNAL.search(r.first_line.text)) is not None:
+        return f"signal {sig.group(1)}"
+    return re.sub(r"\d+", "#", strip_prefix(r.first_line.text))[:120]
+
+
+def _short(text: str) -> str:
+    """The error as quoted: no prefixes, a long source path cut to its file, the first sentence."""
+    out = _PATH.sub(r"[\1]", strip_prefix(text)).strip()
+    out = re.split(r"(?<=\.) (?=[A-Z])", out)[0].rstrip(" .")
+    return out if len(out) <= MAX_QUOTE else out[: MAX_QUOTE - 1].rsplit(" ", 1)[0] + "…"
+
+
+__all__ = ["ASKS_OTHERS", "others"]

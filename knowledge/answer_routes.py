@@ -10,20 +10,20 @@ import re
 from collections.abc import Callable
 
 from knowledge import (
-    answer_a_code,
-    answer_a_history,
-    answer_a_limit,
     answer_advice,
     answer_checks,
     answer_code,
+    answer_code_cause,
     answer_complaint,
     answer_evidence,
     answer_facts,
+    answer_history,
     answer_lines,
     answer_memory,
     answer_overview,
     answer_quote,
     answer_story,
+    answer_time_limit,
 )
 from knowledge.answer_types import Ctx, Reply
 from knowledge.intents import Match
@@ -91,7 +91,7 @@ HANDLERS: dict[str, Handler] = {
     "memory": answer_memory.answer,
     "hang": answer_overview.hang,
     "show_lines": answer_code.show_lines,
-    "code": answer_a_code.where_in_code,
+    "code": answer_code_cause.where_in_code,
     "batch": answer_code.batch,
     "debug": answer_overview.debug,
     "node": answer_lines.node,
@@ -104,16 +104,16 @@ HANDLERS: dict[str, Handler] = {
     "explain": answer_advice.explain,
     "activity": answer_overview.activity,
     "fix_time": answer_advice.fix_time,
-    "history": answer_a_history.history,
-    "changed": answer_a_history.changed,
+    "history": answer_history.history,
+    "changed": answer_history.changed,
     "complaint": answer_complaint.complaint,
     "timeout_help": answer_checks.timeout_help,
     "secrets": answer_checks.secrets,
-    "versions": answer_a_history.versions,
+    "versions": answer_history.versions,
     "backend": answer_checks.backend,
     "path": answer_quote.path,
     "port": answer_quote.port,
     "loss": answer_evidence.loss,
     "gaps": answer_evidence.gaps,
-    "time_limit": answer_a_limit.limit_value,
+    "time_limit": answer_time_limit.limit_value,
 }

@@ -19,7 +19,6 @@ from dataclasses import replace
 from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
 from denpex.core.texts import slack as t
 from knowledge import (
-    answer_a_limit,
     answer_advice,
     answer_asks,
     answer_cause,
@@ -42,6 +41,7 @@ from knowledge import (
     answer_pace,
     answer_pid,
     answer_quote,
+    answer_time_limit,
 )
 from knowledge import answer_routes as routes
 from knowledge.answer_types import Ctx, Reply, reply
@@ -127,7 +127,7 @@ class Answerer:
             first = whole  # "what was my --time … and how much more do I need": one answer, both asks
         out = first
         for part, later in zip(parts[1:], replies[1:], strict=True):
-            if first.intent == "time_limit" and answer_a_limit.covers(part):
+            if first.intent == "time_limit" and answer_time_limit.covers(part):
                 continue  # "how much more" after the limit: more time, which the limit's answer says
             if later.intent == "help":  # "… which layer made the inf? how do i find out": the message says
                 whole = self.asked(question)

@@ -2,7 +2,7 @@
 put against the user's code.
 
 "What was the time limit set to?", "reboot anything?", "network or our code?": each says its verdict
-first (not logged, no need, your code), then the job's facts. `knowledge.answer_a_limit`,
+first (not logged, no need, your code), then the job's facts. `knowledge.answer_time_limit`,
 `knowledge.answer_node` and `knowledge.answer_checks` fill them in. Kept apart from `followups.py`,
 which is full.
 """

@@ -295,6 +295,19 @@ _AGENT_FAILED = re.compile(
 )
 
 
+#: torch.multiprocessing.spawn re-raising a child's exception in the parent: the child's own traceback
+#: follows, under its spawn index (its local rank); pytorch/pytorch@v2.5.0:torch/multiprocessing/spawn.py
+_SPAWN_RELAYED = re.compile(r"^\s*-- Process (\d{1,5}) terminated with the following error:")
+#: how far above a line the spawn header may stand (a traceback's frames lie between)
+RELAY_LOOKBACK = 60
+
+
+def relayed_rank(text: str) -> RankInfo | None:
+    """The spawn index of a child whose traceback the parent prints below this line, or None."""
+    m = _SPAWN_RELAYED.match(strip_delivery(text[:200]))
+    return RankInfo(None, int(m.group(1))) if m else None
+
+
 def reported_rank(text: str) -> RankInfo | None:
     """A launcher line that reports another process's failure (torchrun's elastic agent), or None."""
     m = _AGENT_FAILED.search(text[:1000])

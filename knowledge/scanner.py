@@ -291,6 +291,23 @@ class Scanner:
         if rep is not None:
             hit.rank = rep
             hit.secondhand = True
+            return
+        if (relayed := self._relayed(ls)) is not None:
+            hit.rank = relayed  # the child's own traceback, relayed by spawn: its words, not a report
+
+    def _relayed(self, ls: int) -> lines.RankInfo | None:
+        """The spawn header above a line of a child's relayed traceback (`-- Process 1 terminated with
+        the following error:`), looking back over at most `RELAY_LOOKBACK` lines."""
+        p = ls
+        for _ in range(lines.RELAY_LOOKBACK):
+            if p <= 0:
+                return None
+            prev = self.buf.rfind(b"\n", 0, p - 1) + 1
+            head = bytes(self.buf[prev : min(p, prev + 200)])
+            if b"-- Process" in head:
+                return lines.relayed_rank(lines.decode(head))
+            p = prev
+        return None
 
     def _stamp_before(self, state: _State, ls: int, budget: int = LOOKBACK_BYTES) -> lines.Stamp | None:
         """The timestamp of the nearest earlier line that has one, looking back a bounded amount."""

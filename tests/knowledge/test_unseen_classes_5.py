@@ -156,3 +156,51 @@ def test_a_conversion_script_killed_is_a_checkpoint_host_oom(
     """llama.cpp's converters (hyphenated in older releases) hold the checkpoint and its converted copy."""
     log = f"$ python3 {script} models/13B/ 1\nn_parts = 2\nProcessing part 0\nKilled\n"
     assert diagnose_dir(_log(tmp_path, log)).category == "cpu_oom_checkpoint"
+
+
+def test_a_library_missing_a_private_name_at_import_is_a_version_mismatch(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """A library decorating with a helper only a newer torch has: its own frame, `<module>`, raises."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/app/train.py", line 3, in <module>\n'
+        "    import deepspeed\n"
+        '  File "/usr/local/lib/python3.10/dist-packages/deepspeed/ops/adam/fused_adam.py", line 120, in <module>\n'
+        "    @_use_grad_for_differentiable\n"
+        "NameError: name '_use_grad_for_differentiable' is not defined\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "env_version_mismatch"
+
+
+def test_the_projects_own_missing_name_stays_a_code_error(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/app/train.py", line 88, in <module>\n'
+        "    _setup_logging(cfg)\n"
+        "NameError: name '_setup_logging' is not defined\n"
+    )
+    assert diagnose_dir(_log(tmp_path, log)).category == "shape_or_user_code_error"
+
+
+def test_a_spawned_childs_relayed_traceback_names_its_process_index(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """torch.multiprocessing.spawn prints the child's traceback under `-- Process N terminated …`."""
+    frames = "".join(
+        f'  File "/opt/env/lib/python3.10/site-packages/pkg/mod{i}.py", line {i}, in f{i}\n    f{i + 1}()\n'
+        for i in range(8)
+    )
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 40, in <module>\n'
+        "    mp.spawn(main, nprocs=4)\n"
+        "torch.multiprocessing.spawn.ProcessRaisedException: \n\n"
+        "-- Process 2 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        f"{frames}"
+        "RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x512 and 1024x10)\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "shape_or_user_code_error"
+    assert d.initiating.rank == 2

@@ -22,6 +22,12 @@ from knowledge.phases import PhaseFact
 
 #: a tqdm bar: `  5%|▍         | 200/4443 [11:11:27<255:23:04, 216.68s/it]`
 _BAR = re.compile(r"\b\d{1,3}%\|[^|\n]{0,120}\| *(\d+)/(\d+) \[")
+#: a bar of data preparation, not of training (HF datasets' `Map`/`Filter`, tokenizing, downloads, in
+#: examples per second): a job that stops there was preparing data, not between epochs
+_DATA_BAR = re.compile(
+    r"(?:examples|ex|ba)/s\]|s/(?:examples|ex|ba)\]|\bnum_proc=|^\W*(?:Map|Filter\w*|Tokeniz\w*|Generating"
+    r"|Downloading|Extracting|Packing|Grouping|Preprocessing|Resolving data files|Saving the dataset|Casting)\b"
+)
 #: the smallest save interval worth trusting: a kill at step 10 says nothing about a save
 ROUND = 100
 #: how many lines above the kill the frozen bar may be (the launcher's own lines come in between)
@@ -49,6 +55,8 @@ def _last_bar(numbered: list[tuple[int, str]], line: int, window: int) -> tuple[
             return None
         bars = list(_BAR.finditer(text))
         if bars:
+            if _DATA_BAR.search(text):
+                return None  # the last bar prepared data: no training step or epoch to read a save from
             return number, text, int(bars[-1].group(1)), int(bars[-1].group(2))
     return None
 

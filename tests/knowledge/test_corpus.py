@@ -16,7 +16,8 @@ miss a deliberate desync where one rank issued an extra collective and PyTorch's
 the other rank as the one that "didn't join": which branch was wrong is in the code, not the log.
 Round three, ak- to ao- (18 cases, 15 right first, 16 now): checkpoint classes 52/67 -> 53/69 (floor
 0.77 -> 0.76), its miss a consolidation OOM whose thread lost the traceback's error line. Round
-four, ap- to as- (15 cases, 13 right first and 0 of 1 rank, 14 and 1 of 1 now).
+four, ap- to as- (15 cases, 13 right first and 0 of 1 rank, 14 and 1 of 1 now); round five, at- to
+av- from merged pull requests (22 cases, 13 right first, 17 now).
 """
 
 from __future__ import annotations

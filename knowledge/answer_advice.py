@@ -17,6 +17,7 @@ from denpex.core.texts import slack as t
 from knowledge import (
     answer_checks,
     answer_code,
+    answer_dumps,
     answer_fixfit,
     answer_job,
     answer_launcher,
@@ -225,7 +226,7 @@ def explain(c: Ctx, m: Match) -> Reply | None:
         k.lower() in {x.lower() for x in fix_terms(c.entry)} for k in (term.name, *term.aliases)
     )
     if number := answer_more.collective_number(m):  # "what does 'all_reduce #5' mean? #5 of what?"
-        lead += " " + number
+        lead += " " + number + answer_dumps.states(c, m)
     if saved := answer_quote.saving_note(c, term.name):  # the term is in the failing line of a save
         lead += " " + saved
     if _WOULD_HELP.search(m.text) and c.view.numbers.oom is not None and term.name in _ALLOCATOR_TERMS:

@@ -64,36 +64,53 @@ def step_of_total(c: Ctx, r: RankView | None) -> str:
 # ---------------------------------------------------------------- versions
 
 _VERSIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("NCCL", re.compile(r"\bNCCL version ([0-9]+\.[0-9]+\.[0-9]+)|\"nccl_version\": ?\"([0-9.]+)", re.I)),
+    (
+        "NCCL",
+        re.compile(r"\bNCCL (?:version )?([0-9]+\.[0-9]+\.[0-9]+)|\"nccl_version\": ?\"([0-9.]+)", re.I),
+    ),
     (
         "the NVIDIA driver",
         re.compile(r"Kernel Module +([0-9]{3}\.[0-9]+(?:\.[0-9]+)?)|Driver Version: +([0-9]{3}\.[0-9.]+)"),
     ),
     (
         "CUDA",
-        re.compile(r"\bCUDA Version: +([0-9]+\.[0-9]+)|\+cuda([0-9]+\.[0-9]+)\b|\bcuda ?([0-9]+\.[0-9]+)\b"),
+        re.compile(
+            r"\bCUDA Version: +([0-9]+\.[0-9]+)|\+cuda([0-9]+\.[0-9]+)\b|\bcuda ?([0-9]+\.[0-9]+)\b"
+            r"|\+cu([0-9]{3})\b"  # a wheel's tag: `2.5.1+cu124` is CUDA 12.4
+        ),
     ),
     ("PyTorch", re.compile(r"\b(?:torch|pytorch)[ =_-]*(?:version)?[ :=]*v?([12]\.[0-9]+\.[0-9]+)", re.I)),
+    (
+        "DeepSpeed",
+        re.compile(r"\bdeepspeed(?: info:)?(?: version)?[ :=v]{1,3}([0-9]+\.[0-9]+\.[0-9]+)", re.I),
+    ),
+    ("transformers", re.compile(r"\btransformers`?(?: version)?[ :=v]{1,3}([0-9]+\.[0-9]+\.[0-9]+)", re.I)),
 )
 _ASKED = {
     "NCCL": re.compile(r"\bnccl\b"),
     "the NVIDIA driver": re.compile(r"\bdriver\b"),
     "CUDA": re.compile(r"\bcuda\b"),
     "PyTorch": re.compile(r"\b(?:torch|pytorch)\b"),
+    "DeepSpeed": re.compile(r"\bdeep ?speed\b"),
+    "transformers": re.compile(r"\b(?:transformers|hf|hugging ?face)\b"),
 }
+#: versions said only when asked by name or printed (a job without DeepSpeed is not told it lacks one)
+_OPTIONAL = frozenset({"DeepSpeed", "transformers"})
 
 
 def _lines(c: Ctx) -> list[tuple[str | None, EvidenceLine]]:
     pools: list[tuple[str | None, EvidenceLine]] = [(n, ln) for n, ls in c.d.nodes.items() for ln in ls]
     pools += [(tl.node, ln) for tl in c.d.tails for ln in tl.lines]
     pools += [(None, ln) for ln in c.view.evidence]
+    pools += [(None, ln) for ln in c.d.facts.versions]  # the versions the ranks printed at start-up
     return pools
 
 
 def versions(c: Ctx, m: Match) -> str:
     """The versions asked for ("what nccl version was this?"), each from the line that prints it; a
     version asked for and not in the logs is said to be missing."""
-    asked = [name for name, rx in _ASKED.items() if rx.search(m.text)] or list(_ASKED)
+    named = [name for name, rx in _ASKED.items() if rx.search(m.text)]
+    asked = named or list(_ASKED)
     found: list[str] = []
     for name, rx in _VERSIONS:
         if name not in asked:
@@ -103,14 +120,16 @@ def versions(c: Ctx, m: Match) -> str:
             found.append(tf.VERSION_DUMPS.format(version=c.d.collectives.comm_lib_version))
             continue
         if hit is None:
-            found.append(tf.VERSION_MISSING.format(what=name))
+            if name not in _OPTIONAL or name in named:
+                found.append(tf.VERSION_MISSING.format(what=name))
             continue
         node, ln, g = hit
         value = next(x for x in g.groups() if x)
+        value = f"{value[:-1]}.{value[-1]}" if value.isdigit() else value  # `cu124`: CUDA 12.4
         found.append(
             tf.VERSION_SEEN.format(what=name, version=value, where=f" on {node}" if node else "", ref=ref(ln))
         )
-    return " ".join([*found, _slot(c, m)]).strip()
+    return " ".join([*(f[:1].upper() + f[1:] for f in found), _slot(c, m)]).strip()
 
 
 _SLOT_Q = re.compile(r"\bpci\b|\bslot\b|\bbus ?id\b")

@@ -48,8 +48,9 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
     if cleared := answer_checks.node_collateral(c, m):  # "is gpu-01 also bad?": that node first
         first = base.lead[0].lower() + base.lead[1:] if base.lead[1:2].islower() else base.lead
         base = reply("hardware", f"{cleared} {first}", base.lines, action=base.action)
-    if "driver" in m.text:  # "what driver is on that box?": the version first
-        base = reply("hardware", f"{answer_more.versions(c, m)} {base.lead}", base.lines, action=base.action)
+    version = answer_more.versions(c, m) if "driver" in m.text else ""  # "what driver is on that box?"
+    if version:  # the version first, whatever follows
+        base = reply("hardware", f"{version} {base.lead}", base.lines, action=base.action)
     if answer_advice.xid_lines(c):
         rma = [s for s in (c.entry.fix.steps if c.entry else []) if _RMA.search(s)]
         step = tf.RMA_NEXT.format(step=rma[0]) if rma and _RMA.search(m.text) else _xid_action(c, m)
@@ -68,6 +69,7 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
     copies = answer_mechanism.copies(c)  # not the node: it was asked to hold a copy per rank
     if _software(c):  # "bad gpu?" for a NaN or an OOM: no, said plainly
         base = replace(base, lead=tv.NOT_HARDWARE.format(what=t.category_words(c.view.category)))
+        base = replace(base, lead=f"{version} {base.lead}".strip())
     lead = " ".join(x for x in (_no_drain(c, m), base.lead, collateral, note, kernel, copies) if x)
     return reply("hardware", lead, base.lines, action=base.action)
 

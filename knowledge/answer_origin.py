@@ -16,7 +16,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import slack as t
-from knowledge import answer_advice, answer_others, answer_quote, answer_setting
+from knowledge import answer_advice, answer_jobcmds, answer_others, answer_quote, answer_setting
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, duration, rank_list, ref, reply, when
 from knowledge.answer_where import strip_prefix
@@ -45,7 +45,10 @@ _SLURM_SIGNAL = re.compile(r"--signal=(?:B:)?(\w+)@(\d+)")
 
 def origin(c: Ctx, m: Match) -> Reply | None:
     """A quoted figure's source and meaning (a collective's `#N` taken for a step, a setting's value
-    here); else the other ranks' own errors, when those are asked."""
+    here); else the other ranks' own errors, when those are asked. A job-fitted command or fact asked
+    in words of its own ("which dir do i df", "pid of the proc that died") is answered first."""
+    if (fitted := answer_jobcmds.fitted(c, m)) is not None:
+        return fitted
     if (asked := ASKS_ORIGIN.search(m.text)) is not None:
         what = asked.group("what") or asked.group("from") or asked.group("got") or ""
         found = _time_origin(c, what) or _number_origin(c, what)

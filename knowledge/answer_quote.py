@@ -14,7 +14,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import slack as t
-from knowledge import answer_launcher
+from knowledge import answer_dumps, answer_launcher
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.glossary import Term, find
 from knowledge.intents import Match
@@ -114,6 +114,8 @@ def quote(c: Ctx, m: Match, raw: str = "", words: bool = True) -> Reply | None:
     lead = tf.QUOTED.format(frag=frag, ref=ref(ln), role=role, meaning=meaning).strip()
     if role == _verdict_role(c) and (note := saving_note(c)):
         lead += " " + note
+    if numbered:  # "… #5? what state were the others in on it": the dumps' states after the meaning
+        numbered += answer_dumps.states(c, m)
     lead = f"{numbered} {lead}".strip()
     ended = c.view.evidence[:1] if c.view.initiating is None and ln not in c.view.evidence[:1] else []
     return reply("quote", re.sub(r"\s+", " ", lead), [ln, *ended])

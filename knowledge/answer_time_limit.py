@@ -55,4 +55,47 @@ def covers(part: str) -> bool:
     return bool(_MORE.search(part))
 
 
-__all__ = ["covers", "limit_value"]
+# ---------------------------------------------------------------- the accounting command itself
+
+#: "sacct cmd for this one pls", "what sacct do I run": the command, not a quote of sacct's output
+_SACCT_ASK = re.compile(r"\bsacct\b")
+_SACCT_QUOTED = re.compile(
+    r"\bsacct (?:says?|said|shows?|showed|reports?|reported|gives?|gave|output|lists?)\b(?! me\b)"
+    r"|\b(?:out_of_memory|oom_kill|timeout|cancelled|failed|node_fail|preempted)\b(?=.*\bsacct\b)"
+    r"|\bsacct\b.*\b(?:out_of_memory|oom_kill|cancelled|node_fail|preempted)\b"
+)
+_JOB_ID = re.compile(r"\bslurm-(\d+)|\bjob[_-](\d+)|\bSLURM_JOB_ID[=: ]+(\d+)|\bJOB (\d+) ON\b")
+_MEMORY = frozenset(
+    {"host_oom", "cpu_oom_checkpoint", "gpu_oom_checkpoint_gather", "dataloader_worker_killed"}
+)
+
+
+def sacct(c: Ctx, m: Match) -> Reply | None:
+    """ "sacct cmd for this one pls": the accounting command with this job's id (when a log names it)
+    and the fields that show how this job ended (its time limit, its memory)."""
+    if not _SACCT_ASK.search(m.text) or _SACCT_QUOTED.search(m.text):
+        return None
+    end = answer_job.scheduler_end(c)
+    job = end.job.split(".")[0] if end is not None else _job_id(c)
+    if end is not None and end.reason == "TIME LIMIT":
+        fields = "JobID,State,Elapsed,Timelimit"
+    elif c.view.category in _MEMORY or c.view.numbers.kill is not None:
+        fields = "JobID,State,ExitCode,MaxRSS,ReqMem"
+    else:
+        fields = "JobID,State,ExitCode,Elapsed,NodeList"
+    code = f"sacct -j {job or '<jobid>'} -o {fields}"
+    said = tv.SACCT_CMD.format(code=code) if job else tv.SACCT_NO_ID.format(code=code)
+    return reply("command", said, [end.line] if end is not None else [])
+
+
+def _job_id(c: Ctx) -> str:
+    """The Slurm job id a log's name or line gives (`slurm-991.log`, `SLURM_JOB_ID=991`), else ""."""
+    pool = [*c.view.evidence, *(ln for tl in c.d.tails for ln in tl.lines)]
+    for ln in pool:
+        for text in (ln.source, ln.text):
+            if (found := _JOB_ID.search(text)) is not None:
+                return next(g for g in found.groups() if g)
+    return ""
+
+
+__all__ = ["covers", "limit_value", "sacct"]

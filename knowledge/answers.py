@@ -40,6 +40,7 @@ from knowledge import (
     answer_overview,
     answer_pace,
     answer_pid,
+    answer_premise,
     answer_quote,
     answer_time_limit,
 )
@@ -167,12 +168,22 @@ class Answerer:
         said, shown = answer_challenge.refute(self.ctx, text)
         if said and said.lower() not in answer_asks.said(got):
             got = _first(got, said, shown)  # the named cause checked first, then the usual answer
+        said, shown = answer_premise.desync(self.ctx, text)
+        if said and got.intent == "help":
+            got = reply("alternatives", said, shown)  # the check is the answer: no list of examples
+        elif said and said.lower() not in answer_asks.said(got):
+            got = _first(got, said, shown)  # "same as the desync one?": ranks in different collectives or not
         said, shown = answer_cause.not_xid(self.ctx, text)
         if said and said.lower() not in answer_asks.said(got):
             got = _first(got, said, shown)  # "same as the xid79 thing?": no Xid here, what it was instead
         if verdict and verdict.lower() not in answer_asks.said(got):
             got = _first(got, verdict, [])  # "torchrun says root cause is rank 0, right?": no or yes first
         got = self._doubts(got, text, self.matcher.match(text, nodes))
+        said, shown = answer_premise.step_sentence(self.ctx, text, answer_asks.said(got))
+        if said:
+            got = answer_asks.with_lead(
+                got, said, shown
+            )  # "which rank … and around which step": the step too
         if got.intent != "memory" or not routes.WHY_MECHANISM.search(text):
             return got
         cause = answer_overview.rank_why(self.ctx, self.matcher.match(text, nodes))
@@ -218,6 +229,12 @@ class Answerer:
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
         if (x := answer_origin.origin(self.ctx, m)) is not None:
             return x  # "where does the 600 s come from?", "and the other ranks?": its line, their errors
+        if (
+            premise := answer_premise.rank_started(self.ctx, m) or answer_premise.step_claim(self.ctx, m)
+        ) is not None:
+            return premise  # "rank 1 started it right?", "died at step 9?": no or yes, then the true fact
+        if (cmd := answer_time_limit.sacct(self.ctx, m)) is not None:
+            return cmd  # "sacct cmd for this one pls": the command with this job's id
         if (owner := answer_pid.whose(self.ctx, m.text)) is not None:
             return owner  # "`Killed process 51234` whose pid is that": its rank and node, with the line
         if (line := answer_doubt_quote.which_line(self.ctx, m)) is not None:

@@ -64,6 +64,16 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     # the NVIDIA driver a node runs: the kernel module's load line, nvidia-smi's header
     # (NVIDIA/open-gpu-kernel-modules@550.90.07:kernel-open/nvidia/nv.c; nvidia-smi's banner)
     "driver": (r"NVRM: loading NVIDIA UNIX [^ ]+ Kernel Module +[0-9]|Driver Version: +[0-9]{3}\.", False),
+    # the versions a job prints at start-up (`torch 2.5.1+cu124, deepspeed 0.16.2, NCCL 2.21.5`, NCCL's
+    # `NCCL version 2.21.5+cuda12.4`, DeepSpeed's `DeepSpeed info: version=0.16.2`, collect_env's
+    # `PyTorch version: 2.5.1`, transformers-cli env's `` `transformers` version: 4.46.0``), read by
+    # knowledge/rankfacts.py so a follow-up can say which versions ran
+    "versions": (
+        r"\b(?:torch|pytorch|deepspeed|transformers|accelerate|vllm|lightning|nccl|cuda|cudnn|triton"
+        r"|flash[_-]attn|megatron[_-]core|peft|jax)`?(?: info:)?(?: version)?(?: \(GPU\?\))?[ :=v]{1,3}"
+        r"[0-9]+\.[0-9]+",
+        True,
+    ),
     # how the job was launched (command lines, torchrun's launch config, Slurm's environment), read by
     # knowledge/jobfacts.py to fit the verify command and fix snippet to the job
     "launcher": (

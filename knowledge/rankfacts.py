@@ -63,7 +63,45 @@ def build(job: Job, red: Redactor) -> RunFacts:
     start, end = _span(job)
     hosts = set(job.rank_node.values()) | {s.source.node for s in job.scans if s.source.node}
     nodes = sorted({red.mask(n) for n in hosts})
-    return RunFacts(world_size=world, nodes=nodes, launcher=_launcher(job), start=start, end=end, ranks=ranks)
+    return RunFacts(
+        world_size=world,
+        nodes=nodes,
+        launcher=_launcher(job),
+        start=start,
+        end=end,
+        ranks=ranks,
+        versions=_versions(job, red),
+    )
+
+
+#: a name and the version printed after it (the `versions` fact of `knowledge.patterns`)
+_VERSION = re.compile(
+    r"\b(torch|pytorch|deepspeed|transformers|accelerate|vllm|lightning|nccl|cuda|cudnn|triton"
+    r"|flash[_-]attn|megatron[_-]core|peft|jax)`?(?: info:)?(?: version)?(?: \(GPU\?\))?[ :=v]{1,3}"
+    r"([0-9]+\.[0-9]+[\w.+-]*)",
+    re.IGNORECASE,
+)
+#: at most this many version lines are kept (every rank prints the same one; a few distinct ones matter)
+MAX_VERSION_LINES = 8
+
+
+def _versions(job: Job, red: Redactor) -> list[EvidenceLine]:
+    """The lines that print versions, each kept only when it names a version no kept line did (eight
+    ranks printing `torch 2.5.1` keep one line; a rank on another image keeps its own)."""
+    out: list[EvidenceLine] = []
+    seen: set[tuple[str, str]] = set()
+    for scan in job.scans:
+        for hit in scan.hits:
+            pairs = {(n.lower(), v) for n, v in _VERSION.findall(hit.text)}
+            if not pairs or pairs <= seen:
+                continue
+            seen |= pairs
+            out.append(
+                EvidenceLine(source=scan.source.name, line=hit.line, text=red(scan, hit.line, hit.text))
+            )
+            if len(out) >= MAX_VERSION_LINES:
+                return out
+    return out
 
 
 def _first_failures(job: Job) -> dict[int, Signal]:

@@ -25,8 +25,9 @@ _BAR = re.compile(r"\b\d{1,3}%\|[^|\n]{0,120}\| *(\d+)/(\d+) \[")
 #: a bar of data preparation, not of training (HF datasets' `Map`/`Filter`, tokenizing, downloads, in
 #: examples per second): a job that stops there was preparing data, not between epochs
 _DATA_BAR = re.compile(
-    r"(?:examples|ex|ba)/s\]|s/(?:examples|ex|ba)\]|\bnum_proc=|^\W*(?:Map|Filter\w*|Tokeniz\w*|Generating"
-    r"|Downloading|Extracting|Packing|Grouping|Preprocessing|Resolving data files|Saving the dataset|Casting)\b"
+    r"(?:examples|ex|ba)/s\]|s/(?:examples|ex|ba)\]|\bnum_proc=|^\W*(?:Map|Filter\w*|Tokeniz\w*"
+    r"|Generating|Downloading|Extracting|Packing|Grouping|Preprocessing|Resolving data files"
+    r"|Saving the dataset|Casting)\b"
 )
 #: the smallest save interval worth trusting: a kill at step 10 says nothing about a save
 ROUND = 100

@@ -259,6 +259,9 @@ class RunFacts(BaseModel):
     start: str | None = None
     end: str | None = None
     ranks: list[RankFact] = Field(default_factory=list)
+    #: the lines where the job printed its versions (torch, CUDA, NCCL, DeepSpeed, …), one per distinct
+    #: set; empty when none was printed (and in older diagnoses)
+    versions: list[EvidenceLine] = Field(default_factory=list)
 
 
 class Diagnosis(BaseModel):

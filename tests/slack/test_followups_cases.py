@@ -21,11 +21,15 @@ from tests.slack.test_followups_round7b import WAITING as ROUND7B_WAITING
 from tests.slack.test_followups_round8 import CASES as ROUND8
 from tests.slack.test_followups_round9a import CASES as ROUND9A
 from tests.slack.test_followups_round9b import CASES as ROUND9B
+from tests.slack.test_followups_round10a import CASES as ROUND10A
+from tests.slack.test_followups_round10b import CASES as ROUND10B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
-#: the December 6 rounds (blind batches 22-29): any intent but the help reply
-FACTS = ROUND6A + ROUND6B + ROUND7A + ROUND7B + ROUND7B_WAITING + ROUND8 + ROUND9A + ROUND9B
+#: the December 6 rounds (blind batches 22-30): any intent but the help reply
+FACTS = (
+    ROUND6A + ROUND6B + ROUND7A + ROUND7B + ROUND7B_WAITING + ROUND8 + ROUND9A + ROUND9B + ROUND10A + ROUND10B
+)
 
 
 @pytest.mark.parametrize(("job", "question", "intent", "must", "never"), CASES)

@@ -230,3 +230,28 @@ NUMBER_SHAPE = (
     "The numbers in the logs: the step that failed ran a batch of {size} x {length} tokens ({ref}); cut "
     "{name} ({length}) or the micro-batch ({size}), keeping the global batch with gradient accumulation."
 )
+
+# ---------------------------------------------------------------- job-fitted commands (answer_jobcmds)
+DF_DIR = (
+    "`df -h {dir}` (and `df -i {dir}` for inodes, `quota -s` for a quota): that is the directory the save "
+    "was writing `{path}` to ({ref})."
+)
+RERUN_WITH = "Rerun once with {step}"
+WATCH_RANK = "Watch rank {rank}'s log{log}: it failed first."
+WAIT_BEGAN = (
+    "The watchdog reported at {end} UTC after waiting {secs} s ({ref}), so the collective it timed out "
+    "on began waiting at about {start} UTC."
+)
+NODE_FIND = (
+    "The logs don't say which node rank {rank} ran on. To find it: `sacct -j <jobid> -o JobID,NodeList` "
+    "lists the job's nodes; with torchrun, rank = node_rank × nproc_per_node + local_rank: its host "
+    "is node_rank {rank} // nproc_per_node in that list."
+)
+NODE_DMESG = (
+    "On that node: `dmesg -T | grep -i -E 'oom|killed process|xid|nvrm'` around the time it went silent "
+    "(a kernel OOM kill or a GPU fault leaves no Python error)."
+)
+DUMP_STATES = (
+    "In the Flight Recorder dumps (started: the rank launched that collective and waited in it; "
+    "completed: it finished): {rows}"
+)

@@ -26,3 +26,23 @@ HW_ACTION_UNSURE = (
 )
 XID_ACTION = "Yes: {step}"
 CODE_NOT_NETWORK = "Your code, not the network or the hardware. {why}"
+
+# a yes/no check whose premise may be false (`knowledge.answer_premise`): the verdict, then the fact
+PREMISE_RANK_YES = "Yes: rank {rank} started it, with {what}."
+PREMISE_RANK_NO = "No: rank {rank} {verb}, with {what}; rank {named} was {role}."
+PREMISE_KILLED_PID = "The kernel OOM killer killed rank {rank}'s process, pid {pid}."
+PREMISE_STEP = (
+    "the last step any rank logged was step {last}{total} (rank {rank}, {ref}); the job ended after "
+    "that{doing}, before step {next} was logged."
+)
+PREMISE_STEP_AT = "it failed at step {last}{total} (rank {rank}, {ref}), the last step any rank logged."
+PREMISE_NO_STEP = "No step line is in the logs, so step {step} cannot be confirmed: no rank logged its steps."
+DESYNC_YES = "Yes, a desync: {why}"
+DESYNC_NOT_SEEN = "No evidence of a desync: no rank is seen in a different collective. Instead, {what}."
+DESYNC_SILENT = (
+    "rank {rank} went silent without an error of its own, and ranks {ranks} timed out waiting for it"
+)
+DESYNC_NO = "No: not a desync — rank {rank} failed with {what}, not in a mismatched collective."
+PREMISE_RANK_NOT_KILLED = "Rank {rank} started it, but nothing killed it: it failed with {what}."
+SACCT_CMD = "Run `{code}`: the scheduler's record of how this job ended."
+SACCT_NO_ID = "Run `{code}` with the job's id (no log here names it): the scheduler's record of how it ended."

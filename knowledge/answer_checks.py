@@ -320,6 +320,11 @@ def killer_check(c: Ctx, m: Match) -> str:
     return tf.NOT_THE_KILLER_OTHER.format(who=who, what=t.category_words(c.d.category))
 
 
+def timeout_was(c: Ctx) -> str:
+    """The timeout the logs show, as one sentence ("" when none does): a status update's part."""
+    return _timeout_was(c).strip()
+
+
 def timeout_fact(c: Ctx, m: Match) -> str:
     """ "What timeout was it using?": the watchdog's figure, from the line that shows it."""
     if "timeout" not in m.text:
@@ -337,4 +342,5 @@ __all__ = [
     "secrets",
     "timeout_fact",
     "timeout_help",
+    "timeout_was",
 ]

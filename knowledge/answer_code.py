@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
-from knowledge import answer_lines, answer_quote
+from knowledge import answer_lines, answer_quote, answer_silent
 from knowledge.answer_types import Ctx, Reply, rank_lines, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.glossary import find
@@ -187,6 +187,10 @@ def stack(c: Ctx, m: Match) -> Reply | None:
     if not frames and c.view.category == "segfault" and r.role == "initiating":
         return reply(
             "show_lines", tf.NO_NATIVE_STACK.format(rank=r.rank), [r.first_line] if r.first_line else []
+        )
+    if not frames and answer_silent.silent(r):  # "show me rank 3's traceback" of the rank that went quiet
+        return reply(
+            "show_lines", tf.NO_STACK_SILENT.format(rank=r.rank), [r.first_line] if r.first_line else []
         )
     if not frames:
         return None

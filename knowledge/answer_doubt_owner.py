@@ -27,7 +27,7 @@ WHO_Q = re.compile(
 #: failure modes fixed in the job itself (its code, config or launch), never by the cluster's admins;
 #: a rendezvous failure (a port, or a host not reachable) or a scheduler's kill (a limit, or a
 #: preemption) may be either side's
-_JOBS_OWN = frozenset(
+JOBS_OWN = frozenset(
     {
         "gpu_oom",
         "gpu_oom_checkpoint_gather",
@@ -47,6 +47,6 @@ def who_to_ping(c: Ctx, text: str) -> str:
     if answer_advice.xid_lines(c):
         node = ini.node if ini is not None and ini.node else "the node"
         return tff.WHO_ADMINS.format(node=node)
-    if c.view.category in _JOBS_OWN:
+    if c.view.category in JOBS_OWN:
         return tff.WHO_OWNER.format(what=t.category_words(c.view.category))
     return ""

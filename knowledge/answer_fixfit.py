@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_job as tj
+from denpex.core.texts import slack as t
 from knowledge import answer_code, answer_mechanism, answer_where
 from knowledge.answer_quote import pool
-from knowledge.answer_types import Ctx
+from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.glossary import find
 from knowledge.intents import Match
 
@@ -91,6 +92,31 @@ def fp16_fact(c: Ctx) -> str:
     return tj.FP16_LINES.format(ref=f"{seen.source}:{seen.line}")
 
 
+#: "is it fp16 overflow?", "was this a loss-scale overflow": a guess at fp16 overflow, to be checked
+OVERFLOW_Q = re.compile(
+    r"\b(?:is|was|could|did|might) (?:it|this|that)\b[^?]{0,30}?\b"
+    r"(?:fp16|half[- ]precision|loss[- ]scal\w*|overflow)"
+    r"|\b(?:fp16|half[- ]precision|loss[- ]scal\w*) overflow\b"
+)
+
+
+def overflow_check(c: Ctx, m: Match) -> Reply | None:
+    """ "Is it fp16 overflow?": whether any kept line shows fp16 loss scaling, said with this job's
+    failure. Why: asked as a guess it matched no intent, and the help listed examples instead."""
+    if not OVERFLOW_Q.search(m.text):
+        return None
+    fact = fp16_fact(c)
+    if not fact:
+        seen = next((ln for ln in pool(c) if _LOSS_SCALE.search(ln.text)), None)
+        what = t.category_words(c.view.category)
+        fact = (
+            tj.FP16_SEEN_OTHER.format(ref=f"{seen.source}:{seen.line}", what=what)
+            if seen is not None
+            else tj.NO_FP16_OTHER.format(what=what)
+        )
+    return reply("alternatives", fact, c.view.key_line())
+
+
 def fitted(c: Ctx, m: Match) -> tuple[str, str]:
     """A sentence and a command fitted to what the fix question asks ("" each when it asks nothing
     these facts answer)."""
@@ -122,4 +148,5 @@ __all__ = [
     "fp16_fact",
     "grep_command",
     "number_fact",
+    "overflow_check",
 ]

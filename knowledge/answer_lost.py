@@ -32,6 +32,12 @@ ASKS_LOST = re.compile(
     r" (?:re-?start|resume|start again|go back to)\b"
     r"|\b(?:re-?start|resume) (?:from )?(?:what|which) step\b"
     r"|\bdid (?:it|we|the (?:job|run)|they) (?:\w+ )?(?:save|checkpoint) (?:anything|any\w*|at all)\b"
+    # "was there an earlier checkpoint?", "do we have an older one to fall back to": the last save logged
+    r"|\b(?:is|was|were) there (?:an? |any )?(?:earlier|older|previous|prior|complete\w*|good) "
+    r"(?:checkpoint|ckpt|save)s?\b"
+    r"|\b(?:do|did|have) (?:we|i) (?:have|got) (?:an? |any )?"
+    r"(?:earlier|older|previous|prior|complete\w*|good) "
+    r"(?:checkpoint|ckpt|save)s?\b"
 )
 
 
@@ -73,7 +79,10 @@ def lost(c: Ctx, m: Match) -> Reply | None:
     total = step_of_total(c, top)
     if saved is None and cut_line is not None:  # "saving checkpoint at step 50": a save, no file named
         text = strip_prefix(cut_line.text)[:160]
-        lead = tff.LOST_CUT_UNNAMED.format(
+        unnamed = tff.LOST_CUT_UNNAMED
+        if _only_save(c, cut_line):  # "was there an earlier checkpoint?": none logged, said so
+            unnamed = tff.LOST_CUT_UNNAMED_FIRST if _from_start(c, cut_line) else tff.LOST_CUT_UNNAMED_ONLY
+        lead = unnamed.format(
             save_ref=ref(cut_line), text=text, step=top.last_step, total=total, rank=top.rank, ref=where
         )
         return reply("restart", lead, [ln for ln in (cut_line, line) if ln is not None])
@@ -88,6 +97,19 @@ def lost(c: Ctx, m: Match) -> Reply | None:
         name=saved[0], save_ref=ref(saved[1]), step=top.last_step, total=total, rank=top.rank, ref=where
     )
     return reply("restart", lead, [ln for ln in (saved[1], line) if ln is not None])
+
+
+#: a line that logs a checkpoint save ("saving checkpoint at step 50", "Saved model to …")
+_SAVE_LOGGED = re.compile(r"\bsav(?:e|ed|ing)\b.{0,40}\b(?:checkpoint|ckpt|model|state)", re.IGNORECASE)
+
+
+def _only_save(c: Ctx, cut: EvidenceLine) -> bool:
+    """Whether every kept save line is the save the failure cut short (each rank's copy of it): no
+    earlier save is in the lines Denpex kept."""
+    said = strip_prefix(cut.text)
+    return all(
+        strip_prefix(ln.text) == said for tl in c.d.tails for ln in tl.lines if _SAVE_LOGGED.search(ln.text)
+    )
 
 
 def _from_start(c: Ctx, save: EvidenceLine) -> bool:

@@ -15,17 +15,27 @@ from knowledge import (
     answer_code,
     answer_code_cause,
     answer_complaint,
+    answer_doubt_quote,
     answer_evidence,
     answer_facts,
+    answer_fixfit,
+    answer_guesses,
     answer_history,
     answer_lines,
+    answer_lost,
+    answer_mechanism,
     answer_memory,
+    answer_origin,
     answer_overview,
+    answer_pace,
+    answer_pid,
+    answer_premise,
     answer_quote,
     answer_story,
     answer_time_limit,
+    answer_whatif,
 )
-from knowledge.answer_types import Ctx, Reply
+from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.intents import Match
 
 #: a guess at the cause put as a question ("was it the network?", "could the disk have done this?")
@@ -117,3 +127,31 @@ HANDLERS: dict[str, Handler] = {
     "gaps": answer_evidence.gaps,
     "time_limit": answer_time_limit.limit_value,
 }
+
+
+def _whose_pid(c: Ctx, m: Match) -> Reply | None:
+    return answer_pid.whose(c, m.text)
+
+
+def _crashed_library(c: Ctx, m: Match) -> Reply | None:
+    said, shown = answer_mechanism.crashed_library(c, m.text)
+    return reply("rank_why", said, shown) if said else None
+
+
+#: asks that carry their own answer, tried in this order before any intent (True: the fix is added)
+FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
+    (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"
+    (answer_whatif.what_if, False),  # "would a smaller batch have fixed it?": yes / no / can't tell
+    (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
+    (answer_premise.step_claim, False),  # "it died at step 9?": the last step any rank logged
+    (answer_time_limit.sacct, False),  # "sacct cmd for this one pls": with this job's id
+    (_whose_pid, False),  # "`Killed process 51234` whose pid is that": its rank and node
+    (answer_doubt_quote.which_line, False),  # "which line says time limit, quote it"
+    (answer_evidence.sigkill_check, True),  # "'killed by signal: Killed' -- a sigkill?": who sent it
+    (answer_guesses.hang_guess, False),  # "it was hang maybe?": checked first
+    (answer_guesses.allocator_try, False),  # "cant we just set expandable_segments?"
+    (answer_pace.pace, False),  # "was step 2000 slower?": the step lines' times
+    (_crashed_library, False),  # "do we know which library crashed": a native frame, or how to get one
+    (answer_fixfit.overflow_check, False),  # "is it fp16 overflow?": any loss-scaling line, and the failure
+    (answer_lost.lost, False),  # "how much do we lose": the last step reached against the last save
+)

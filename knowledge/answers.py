@@ -30,18 +30,12 @@ from knowledge import (
     answer_doubt_owner,
     answer_doubt_quote,
     answer_doubt_said,
-    answer_evidence,
-    answer_guesses,
     answer_lines,
-    answer_lost,
-    answer_mechanism,
     answer_more,
-    answer_origin,
     answer_overview,
-    answer_pace,
-    answer_pid,
     answer_premise,
     answer_quote,
+    answer_status,
     answer_time_limit,
 )
 from knowledge import answer_routes as routes
@@ -110,6 +104,8 @@ class Answerer:
         text = self.matcher.text(question)
         if (placed := self._cause_or_symptom(question, text)) is not None:
             return placed  # a pasted line "cause or symptom?": which rank printed it, its part in the failure
+        if (update := self._status(text)) is not None:
+            return update  # "status update: ranks, step, owner": each part in this job's numbers
         parts = [p for p in asks(text) if not bare(p) or self._strong(p)][:MAX_ASKS]
         if len(parts) < 2:
             return self.asked(question)
@@ -146,6 +142,21 @@ class Answerer:
         if placed is None or placed.intent != "context":
             return placed
         return _first(self.asked(question), placed.lead, placed.lines)
+
+    def _status(self, text: str) -> Reply | None:
+        """A status update's parts in one paragraph; an ask of the message that is no status part ("and
+        is it fp16 overflow") gets its own sentence after it, as any later ask does."""
+        parts = asks(text)
+        if answer_status.listed(text) < 2 and not (parts and bare(parts[0])):
+            return None  # "for the postmortem: how long was it up before rank 5 blew up?": one ask, as usual
+        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        got = answer_status.status(self.ctx, self.matcher.match(text, nodes))
+        if got is None:
+            return None
+        for part in parts[:MAX_ASKS]:
+            if not answer_status.covers(part):
+                got = answer_asks.add(got, part, self.asked(part))
+        return got
 
     def _strong(self, part: str) -> bool:
         """A bare ask ("victims?", "timeout value") counts only when a cue of some intent names it;
@@ -227,30 +238,9 @@ class Answerer:
         ranked = self.matcher.scores(question)
         decided = bool(ranked) and ranked[0][0] >= DECISIVE_WEIGHT and ranked[0][2] != "explain"
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
-        if (x := answer_origin.origin(self.ctx, m)) is not None:
-            return x  # "where does the 600 s come from?", "and the other ranks?": its line, their errors
-        if (
-            premise := answer_premise.rank_started(self.ctx, m) or answer_premise.step_claim(self.ctx, m)
-        ) is not None:
-            return premise  # "rank 1 started it right?", "died at step 9?": no or yes, then the true fact
-        if (cmd := answer_time_limit.sacct(self.ctx, m)) is not None:
-            return cmd  # "sacct cmd for this one pls": the command with this job's id
-        if (owner := answer_pid.whose(self.ctx, m.text)) is not None:
-            return owner  # "`Killed process 51234` whose pid is that": its rank and node, with the line
-        if (line := answer_doubt_quote.which_line(self.ctx, m)) is not None:
-            return line  # "which line says time limit, quote it": that line, or that no line prints it
-        if (killed := answer_evidence.sigkill_check(self.ctx, m)) is not None:
-            return self._and_fix(killed, m, ranked)  # "'killed by signal: Killed' -- a sigkill?": who sent it
-        if (
-            checked := answer_guesses.hang_guess(self.ctx, m) or answer_guesses.allocator_try(self.ctx, m)
-        ) is not None:
-            return checked  # "it was hang maybe?", "cant we just set expandable_segments?": checked first
-        if (paced := answer_pace.pace(self.ctx, m)) is not None:
-            return paced  # "was step 2000 slower?", "how long were the steps taking": the step lines' times
-        if (crashed := _crashed_library(self.ctx, m)) is not None:
-            return crashed  # "do we know which library crashed": a native frame, or how to get one
-        if (cost := answer_lost.lost(self.ctx, m)) is not None:
-            return cost  # "how much do we lose": the last step reached against the last save logged
+        for check, with_fix in routes.FIRST_CHECKS:  # asks that carry their own answer, in order
+            if (got := check(self.ctx, m)) is not None:
+                return self._and_fix(got, m, ranked) if with_fix else got
         guess = (
             routes.GUESS.search(m.text)
             and not routes.CHOICE.search(m.text)
@@ -359,8 +349,3 @@ class AnswerBook:
         self, diagnosis: Diagnosis, question: str, past: Sequence[PastIncident] | None = None
     ) -> Reply:
         return self.answerer(diagnosis, past).answer(question)
-
-
-def _crashed_library(c: Ctx, m: Match) -> Reply | None:
-    said, shown = answer_mechanism.crashed_library(c, m.text)
-    return reply("rank_why", said, shown) if said else None

@@ -23,12 +23,25 @@ from tests.slack.test_followups_round9a import CASES as ROUND9A
 from tests.slack.test_followups_round9b import CASES as ROUND9B
 from tests.slack.test_followups_round10a import CASES as ROUND10A
 from tests.slack.test_followups_round10b import CASES as ROUND10B
+from tests.slack.test_followups_round11a import CASES as ROUND11A
+from tests.slack.test_followups_round11b import CASES as ROUND11B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
-#: the December 6 rounds (blind batches 22-30): any intent but the help reply
+#: the December 6 rounds (blind batches 22-31): any intent but the help reply
 FACTS = (
-    ROUND6A + ROUND6B + ROUND7A + ROUND7B + ROUND7B_WAITING + ROUND8 + ROUND9A + ROUND9B + ROUND10A + ROUND10B
+    ROUND6A
+    + ROUND6B
+    + ROUND7A
+    + ROUND7B
+    + ROUND7B_WAITING
+    + ROUND8
+    + ROUND9A
+    + ROUND9B
+    + ROUND10A
+    + ROUND10B
+    + ROUND11A
+    + ROUND11B
 )
 
 

@@ -308,6 +308,10 @@ PORT_IS = "Port {port} ({ref})."
 NO_RANK_STARTED = (
     "No rank: the launcher failed before any worker started ({what}), so there is no first rank to name."
 )
+NO_STACK_SILENT = (
+    "Rank {rank} has no traceback in the logs: it printed no error of its own and went silent (stuck or "
+    "dead), so there is no stack to show; the others' timeouts waiting on it are what the logs hold."
+)
 NO_NATIVE_STACK = (
     "Rank {rank} has no Python traceback in the logs: a native crash (SIGSEGV) kills the process before "
     "Python can print one. Next time run with PYTHONFAULTHANDLER=1 (a Python stack of every thread on "

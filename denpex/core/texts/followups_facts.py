@@ -254,6 +254,16 @@ LOST_CUT_ONLY = (
     "earlier save is in the lines Denpex kept: unless the output directory holds an earlier complete "
     "checkpoint, restart from scratch (step 0). The run had reached step {step}{total} (rank {rank}, {ref})."
 )
+LOST_CUT_UNNAMED_FIRST = (
+    "The save the failure cut short ({save_ref}: `{text}`) did not finish, and it was the first: its log, "
+    "read from its first line, shows no earlier save, so no completed checkpoint exists to resume from: "
+    "restart from scratch (step 0); the run had reached step {step}{total} (rank {rank}, {ref})."
+)
+LOST_CUT_UNNAMED_ONLY = (
+    "The save the failure cut short ({save_ref}: `{text}`) did not finish, and no earlier save is in the "
+    "lines Denpex kept, so no completed checkpoint is logged: unless the output directory holds an earlier "
+    "one, restart from scratch (step 0); the run had reached step {step}{total} (rank {rank}, {ref})."
+)
 LOST_CUT_UNNAMED = (
     "The save the failure cut short ({save_ref}: `{text}`) is not complete, so don't count on it; the run "
     "reached step {step}{total} (rank {rank}, {ref}): resume from the last complete checkpoint before it "

@@ -121,6 +121,10 @@ NO_FP16_LINES = (
     "learning rate (or a longer warm-up), clip gradients, and find the batch first "
     "(`torch.autograd.set_detect_anomaly(True)` for a few steps names the op)."
 )
+NO_FP16_OTHER = "No: no fp16 loss-scale or overflow line is in this job's logs; it failed with {what}."
+FP16_SEEN_OTHER = (
+    "The logs show fp16 loss scaling ({ref}), but that is not what ended the job: it failed with {what}."
+)
 FP16_LINES = "The logs show fp16 loss scaling at work ({ref}): switching to bf16 removes the overflow."
 
 # ---------------------------------------------------------------- how long it ran, guesses checked

@@ -59,7 +59,7 @@ _SEEN = {"a segmentation fault": re.compile(r"Segmentation fault|SIGSEGV|signal 
 #: categories whose collective errors are the failure itself, not the echo of another rank's
 _COLLECTIVE = frozenset({"nccl_timeout", "nccl_comm_error", "hang_no_error", "rendezvous_failure"})
 #: a rank that is slow, not gone: a longer timeout can get it through
-_SLOW_ENTRIES = frozenset({"nccl-timeout-slow-rank"})
+SLOW_ENTRIES = frozenset({"nccl-timeout-slow-rank"})
 
 
 def guessed(text: str) -> tuple[str, frozenset[str]] | None:
@@ -152,7 +152,7 @@ def timeout_help(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if ini is None:
         return None
-    if c.entry is not None and c.entry.id in _SLOW_ENTRIES:
+    if c.entry is not None and c.entry.id in SLOW_ENTRIES:
         return reply("timeout_help", tf.TIMEOUT_MAY_HELP.format(rank=ini.rank), c.view.key_line())
     desync = answer_code.desync_note(c)
     if desync:

@@ -15,7 +15,7 @@ import re
 
 from denpex.core.texts import followups_whatif as tw
 from denpex.core.texts import slack as t
-from knowledge import answer_advice, answer_code, answer_lost, answer_overview, answer_silent
+from knowledge import answer_advice, answer_checks, answer_code, answer_lost, answer_overview, answer_silent
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_whatif_memory import batch, host_ram
 from knowledge.evidence_numbers import watchdog
@@ -44,8 +44,6 @@ AGAIN_Q = re.compile(
 EXTRA_Q = re.compile(
     r"\bhow (?:much|many|long|far|short)\b|\b(?:what|which|who|whose|where|when)\b|\bown\w*\b"
 )
-#: an entry whose awaited rank was only slow: a longer timeout may help (`answer_checks` says so)
-_SLOW_ENTRIES = frozenset({"nccl-timeout-slow-rank"})
 _PORT_LINE = re.compile(r"address already in use|EADDRINUSE", re.I)
 _PORT = re.compile(r"\bport[:= ]+(\d{2,5})\b|:(\d{4,5})\b")
 
@@ -98,7 +96,7 @@ def timeout(c: Ctx) -> Reply | None:
         p = _PORT.search(ln.text)
         port = f"port {p.group(1) or p.group(2)}" if p else "its port"
         return reply("whatif", tw.TIMEOUT_PORT.format(port=port, ref=ref(ln)), [ln])
-    if ini is None or (c.entry is not None and c.entry.id in _SLOW_ENTRIES):
+    if ini is None or (c.entry is not None and c.entry.id in answer_checks.SLOW_ENTRIES):
         return None
     if answer_code.desync_note(c):
         return None  # mismatched collectives: the timeout answer names both calls

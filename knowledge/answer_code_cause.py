@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from knowledge import answer_code, answer_mechanism
-from knowledge.answer_types import Ctx, Reply, reply
+from knowledge.answer_types import Ctx, Reply, first_sentence, reply
 from knowledge.intents import Match
 
 #: "what's wrong in my save_checkpoint", "what is the bug in train.py", "whats broken on line 174"
@@ -40,7 +40,7 @@ def _cause(c: Ctx, said: str) -> str:
     it) and, when every rank holds its own copy, how many there were."""
     if c.entry is None:
         return ""
-    first = c.entry.root_cause.split(". ")[0].rstrip(".") + "."
+    first = first_sentence(c.entry.root_cause) + "."
     line = answer_mechanism.cause_line(c)
     where = answer_mechanism.cause_sentence(c)
     if line is not None and answer_mechanism.code_of(line) in said:

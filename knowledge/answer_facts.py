@@ -13,7 +13,7 @@ from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
 from knowledge import answer_job, answer_launcher, answer_more, answer_silent, answer_where, answer_where_ckpt
 from knowledge.answer_pace_ranks import last_to_die, memory_compare, others_waited
-from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply, where
+from knowledge.answer_types import Ctx, Reply, at, duration, first_sentence, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import JobView, RankView, rank_numbers, seconds_between
@@ -115,7 +115,7 @@ def _which_rank(c: Ctx, m: Match) -> Reply | None:
             t.NO_SINGLE_RANK + (f" The collective traces implicate {suspects}." if suspects else ""),
         )
     if ini.inferred:
-        why = ini.suspect or c.d.root_cause.split(". ")[0].rstrip(".")
+        why = ini.suspect or first_sentence(c.d.root_cause)
         lead = t.likely_start(_cap(where(ini, _gpu(v, ini))), at(ini.first_time), why)
         coll = v.with_role("collateral")
         if coll:
@@ -182,13 +182,13 @@ def _rank_why(c: Ctx, m: Match) -> Reply | None:
     if v.initiating is None and r.role == "collateral" and (signalled := answer_job.rank_signalled(c, r)):
         return signalled  # "why did rank 2 die?" in a scheduler's kill: it was signalled with the rest
     if r.role == "initiating" and r.inferred:
-        why = r.suspect or c.d.root_cause.split(". ")[0].rstrip(".")
+        why = r.suspect or first_sentence(c.d.root_cause)
         return reply("rank_why", t.likely_start(f"Rank {r.rank}", at(r.first_time), why), v.evidence[:2])
     if r.role == "initiating":
         lead = t.rank_initiating(
             r.rank, t.category_words(v.category) + _doing(r), at(r.first_time), ref(r.first_line)
         )
-        root = c.d.root_cause.split(". ")[0].rstrip(".")
+        root = first_sentence(c.d.root_cause)
         lead += f" {root}." if root else ""
         return reply("rank_why", lead + _exit(v, r), v.evidence[:3])
     if r.role == "collateral":

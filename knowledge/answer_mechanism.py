@@ -14,7 +14,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
 from knowledge.answer_quote import pool
-from knowledge.answer_types import Ctx, gib, ref
+from knowledge.answer_types import Ctx, first_sentence, gib, ref
 
 #: an entry whose cause is a copy held by every rank (or process) at once
 _PER_RANK = re.compile(
@@ -106,7 +106,7 @@ def mechanism(c: Ctx) -> str:
     """The entry's cause in one sentence, then this job's code line that does it and the copies."""
     if c.entry is None:
         return ""
-    first = c.entry.root_cause.split(". ")[0].rstrip(".") + "."
+    first = first_sentence(c.entry.root_cause) + "."
     return " ".join(x for x in (first, cause_sentence(c), copies(c)) if x)
 
 
@@ -127,6 +127,11 @@ LIBRARY_Q = re.compile(
     r"\b(?:which|what) (?:\w+ )?(?:library|lib|\.so|shared object|extension|native module|c\+\+ code)\b"
     r"|\b(?:library|lib|\.so|extension) (?:crashed|segfaulted|faulted|died)\b"
 )
+#: asks for the native (C/C++) stack itself ("show me the native backtrace for rank 3", "gdb bt?")
+BACKTRACE_Q = re.compile(
+    r"\b(?:native|c\+\+|c|cuda|gdb|core|low[- ]level) (?:back ?trace|stack(?: ?trace)?|frames?|bt)\b"
+    r"|\bback ?trace\b[^?]{0,30}\b(?:native|c\+\+|gdb|core ?dump)\b"
+)
 #: a native frame of a backtrace (gdb's `#3 0x… in f () from libx.so`, glibc's `libx.so(+0x…)`,
 #: faulthandler's `Fatal Python error: Segmentation fault`) or the kernel's `segfault at … in libx.so`
 _NATIVE = re.compile(
@@ -140,11 +145,12 @@ def crashed_library(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
     """Which native library crashed, from a native frame the logs kept; with none, that the logs don't
     say and how to get the backtrace that would. Only for a native crash (SIGSEGV and kin)."""
     ini = c.view.initiating
-    if not LIBRARY_Q.search(text) or c.view.category != "segfault" or ini is None:
+    trace = BACKTRACE_Q.search(text) is not None
+    if not (trace or LIBRARY_Q.search(text)) or c.view.category != "segfault" or ini is None:
         return "", []
     native = [ln for ln in pool(c) if _NATIVE.search(ln.text)]
     if native:
         return tj.LIBRARY_SEEN.format(
             rank=ini.rank, ref=ref(native[0]), text=native[0].text.strip()[:200]
         ), native[:2]
-    return tj.LIBRARY_UNKNOWN.format(rank=ini.rank), []
+    return (tj.BACKTRACE_NONE if trace else tj.LIBRARY_UNKNOWN).format(rank=ini.rank), []

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
+from knowledge import answer_ending
 from knowledge.answer_types import Ctx, Reply, duration, rank_lines, ref, reply
 from knowledge.answer_where import strip_prefix
 from knowledge.intents import Match
@@ -87,7 +88,8 @@ def secs(value: float) -> str:
 
 def pace(c: Ctx, m: Match) -> Reply | None:
     """Per-step time, the asked (or last) step against the usual, and the gap after the last step.
-    A rank with too few step lines kept is held against the rank with the most: ranks step together."""
+    A rank with too few step lines kept is held against the rank with the most: ranks step together.
+    How each rank's log ended is answered before this (`answer_routes.FIRST_CHECKS`, `answer_ending`)."""
     if not ASKS_PACE.search(m.text) or _NOT_PACE.search(m.text) or (rank := _rank(c, m)) is None:
         return None
     steps, lines = steps_of(c, rank)
@@ -103,7 +105,8 @@ def pace(c: Ctx, m: Match) -> Reply | None:
     said.append(_asked_step(m, steps, typical))
     after, shown = _after(c, rank, steps[-1], lines, typical)
     said.append(after)
-    return reply("when", " ".join(x for x in said if x), [steps[-1].line, *shown])
+    quoted, line = answer_ending.scheduler_quote(c, m)  # "quote the slurm line + how long …": it leads
+    return reply("when", " ".join(x for x in [quoted, *said] if x), [*line, steps[-1].line, *shown])
 
 
 def _per_step(steps: list[Step]) -> list[float]:

@@ -16,6 +16,7 @@ from knowledge import (
     answer_code_cause,
     answer_complaint,
     answer_doubt_quote,
+    answer_ending,
     answer_evidence,
     answer_facts,
     answer_fixfit,
@@ -150,6 +151,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_evidence.sigkill_check, True),  # "'killed by signal: Killed' -- a sigkill?": who sent it
     (answer_guesses.hang_guess, False),  # "it was hang maybe?": checked first
     (answer_guesses.allocator_try, False),  # "cant we just set expandable_segments?"
+    (answer_ending.ending, False),  # "last step on each rank and when", "quote rank 5's own error"
     (answer_pace.pace, False),  # "was step 2000 slower?": the step lines' times
     (_crashed_library, False),  # "do we know which library crashed": a native frame, or how to get one
     (answer_fixfit.overflow_check, False),  # "is it fp16 overflow?": any loss-scaling line, and the failure

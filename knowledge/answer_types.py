@@ -6,6 +6,7 @@ optional LLM may rephrase its `material`, which holds exactly the facts it state
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -124,3 +125,13 @@ def rank_lines(c: Ctx, rank: int) -> dict[str, list[EvidenceLine]]:
             if info.rank == rank or (own and info.rank is None and info.local is None):
                 out.setdefault(ln.source, {})[ln.line] = ln
     return {src: [by[n] for n in sorted(by)] for src, by in sorted(out.items())}
+
+
+#: a sentence's end: a full stop before the next sentence, not one inside "e.g." or "i.e."
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)\. +(?=[A-Z`(\"'])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of an entry's text, without its full stop ("… (e.g. Python objects …)" stays
+    whole: an abbreviation's dot does not end it)."""
+    return _SENTENCE_END.split(text, maxsplit=1)[0].rstrip(".")

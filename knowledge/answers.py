@@ -31,6 +31,7 @@ from knowledge import (
     answer_doubt_quote,
     answer_doubt_said,
     answer_lines,
+    answer_meaning,
     answer_more,
     answer_overview,
     answer_premise,
@@ -126,6 +127,8 @@ class Answerer:
         for part, later in zip(parts[1:], replies[1:], strict=True):
             if first.intent == "time_limit" and answer_time_limit.covers(part):
                 continue  # "how much more" after the limit: more time, which the limit's answer says
+            if answer_meaning.restates(first, later, part):
+                continue  # "what's a segfault and why is it not a python error": the meaning says why
             if later.intent == "help":  # "… which layer made the inf? how do i find out": the message says
                 whole = self.asked(question)
                 if whole.intent == first.intent and routes.HOW_SO.search(part):
@@ -238,6 +241,8 @@ class Answerer:
         ranked = self.matcher.scores(question)
         decided = bool(ranked) and ranked[0][0] >= DECISIVE_WEIGHT and ranked[0][2] != "explain"
         asks_meaning = not decided and any(i == "explain" and s >= CUE_WEIGHT for s, _, i in ranked)
+        if (meant := answer_meaning.meaning(self.ctx, m)) is not None:
+            return meant  # "what's a hang, in our run?": its meaning, then this job's fact, not a guess
         for check, with_fix in routes.FIRST_CHECKS:  # asks that carry their own answer, in order
             if (got := check(self.ctx, m)) is not None:
                 return self._and_fix(got, m, ranked) if with_fix else got

@@ -25,10 +25,12 @@ from tests.slack.test_followups_round10a import CASES as ROUND10A
 from tests.slack.test_followups_round10b import CASES as ROUND10B
 from tests.slack.test_followups_round11a import CASES as ROUND11A
 from tests.slack.test_followups_round11b import CASES as ROUND11B
+from tests.slack.test_followups_round12a import CASES as ROUND12A
+from tests.slack.test_followups_round12b import CASES as ROUND12B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
-#: the December 6 rounds (blind batches 22-31): any intent but the help reply
+#: the December 6 rounds (blind batches 22-32): any intent but the help reply
 FACTS = (
     ROUND6A
     + ROUND6B
@@ -42,6 +44,8 @@ FACTS = (
     + ROUND10B
     + ROUND11A
     + ROUND11B
+    + ROUND12A
+    + ROUND12B
 )
 
 

@@ -269,3 +269,16 @@ LOST_CUT_UNNAMED = (
     "reached step {step}{total} (rank {rank}, {ref}): resume from the last complete checkpoint before it "
     "(check the output directory for it), and the steps since that one are lost."
 )
+
+# how each rank's log ended (knowledge.answer_ending)
+EACH_STEP_LEAD = "Last step line on each rank:"
+EACH_STEP = "{ranks}: step {step}{at} ({ref})"
+EACH_STEP_NONE = "{ranks}: no step line kept"
+LAST_STEP_ANY = "The last step logged was step {step} (rank {rank}, {ref})."
+LAST_DEATH = (
+    "The first rank to fail was rank {first} at {first_at}; the last, rank {last}, failed at {last_at}: "
+    "{gap} later."
+)
+OWN_ERROR = "Rank {rank}'s own last error line before it exited ({ref}): `{text}`."
+TAIL = "Rank {rank}'s last {n} lines from its own log ({src}), up to its failure at {at}, as printed."
+SCHEDULER_LINE = "The scheduler's line ({ref}): `{text}`."

@@ -223,6 +223,12 @@ LIBRARY_UNKNOWN = (
     "and open the core with gdb (`gdb $(which python) core` then `bt`), or run with `PYTHONFAULTHANDLER=1` "
     "(faulthandler prints the Python stack at the crash)."
 )
+BACKTRACE_NONE = (
+    "There is no native backtrace in the logs: rank {rank} died of a native crash (SIGSEGV) and only the "
+    "signal was printed, no C/C++ frames. To get one next time: enable core dumps (`ulimit -c unlimited`) "
+    "and open the core with gdb (`gdb $(which python) core`, then `bt`), or set `PYTHONFAULTHANDLER=1` "
+    "for the Python stack at the crash."
+)
 
 # "what number do I change? batch 4 worked for 2000 steps": the failing step's batch shape
 NUMBER_LENGTH = (

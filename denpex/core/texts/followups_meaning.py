@@ -1,0 +1,49 @@
+"""What a failure's name means, in plain words, for "what does 'fell off the bus' mean here?".
+
+One or two sentences per failure kind (`knowledge.answer_meaning` adds this job's own facts after it):
+a new engineer asks what the summary's words mean *and* what they mean for this run (whose fault,
+what to do), so each says both in words a newcomer knows. Kept apart from `followups.py`, which is full.
+"""
+
+from __future__ import annotations
+
+#: the failure kinds (verdict categories) explained, each a plain-words meaning and what it implies
+MEANINGS: dict[str, str] = {
+    "gpu_hardware_xid": (
+        "\u201cFell off the bus\u201d (Xid 79) means the GPU stopped answering on the PCIe bus and the "
+        "driver lost it: a hardware, power or driver fault on that one GPU, not your code."
+    ),
+    "gpu_oom_checkpoint_gather": (
+        "A ZeRO-3 checkpoint save gathers the weights, sharded across every rank during training, into "
+        "one full copy on rank 0's GPU before writing it: training can fit while that gather does not, "
+        "so the run died saving, not training."
+    ),
+    "cpu_oom_checkpoint": (
+        "It means the machine's RAM (host/CPU memory), not the GPUs' memory, ran out: a save copies the "
+        "model's state from the GPUs into host memory before writing the file, so the GPUs can be fine "
+        "while the host runs out."
+    ),
+    "nccl_timeout": (
+        "A hang means nothing failed on an error of its own: one rank got stuck (or went into a "
+        "different call) and never reached the collective the others were waiting in, so they stalled "
+        "there until the watchdog's timeout ended them."
+    ),
+    "segfault": (
+        "A segfault (SIGSEGV, signal 11) means native code (C/C++/CUDA in PyTorch, an extension or a "
+        "driver) touched memory it must not, and the OS killed the process at once: no Python "
+        "exception is raised, which is why there is no Python traceback."
+    ),
+    "nan_divergence": (
+        "`Loss is nan` means the loss stopped being a number: training diverged (learning rate too "
+        "high, exploding gradients without clipping, fp16 overflow or a bad batch), and the trainer "
+        "stopped rather than go on training on garbage."
+    ),
+    "scheduler_kill": (
+        "`scheduler_kill` means the scheduler (Slurm, Kubernetes) ended the job from outside (its time "
+        "limit, a preemption or a cancel), not a crash in the training."
+    ),
+}
+#: said of a scheduler kill when no rank failed on its own: the run was fine until it was stopped
+NOTHING_BROKE = "Nothing broke: no rank failed on its own before the scheduler stopped it."
+#: this job's facts after the meaning ("Here: rank 5 on gpu-02 failed first at …")
+HERE = "Here: {facts}"

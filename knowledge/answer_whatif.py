@@ -17,6 +17,7 @@ from denpex.core.texts import followups_whatif as tw
 from denpex.core.texts import slack as t
 from knowledge import answer_advice, answer_checks, answer_code, answer_lost, answer_overview, answer_silent
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
+from knowledge.answer_whatif_levers import lever
 from knowledge.answer_whatif_memory import batch, host_ram
 from knowledge.evidence_numbers import watchdog
 from knowledge.intents import Match
@@ -40,6 +41,8 @@ AGAIN_Q = re.compile(
     r"\b(?:again|recur\w*|same (?:way|spot|step|wall|thing|failure|error))\b"
     r"|\b(?:other|different|another|new) nodes?\b.{0,40}\b(?:again|recur\w*)\b"
 )
+#: a lever named with what it would do ("does bf16 help here?", "should more GPUs avoid it")
+HELPS_Q = re.compile(r"\b(?:help\w*|fix\w*|avoid\w*|prevent\w*|sav(?:e|ed)|solve\w*|matter\w*)\b")
 #: another ask in the same message ("… and how much do we lose", "who owns it")
 EXTRA_Q = re.compile(
     r"\bhow (?:much|many|long|far|short)\b|\b(?:what|which|who|whose|where|when)\b|\bown\w*\b"
@@ -52,8 +55,11 @@ def what_if(c: Ctx, m: Match) -> Reply | None:
     """Yes / no / can't tell for the lever asked, from this job's facts; None when none is asked or
     the job's evidence does not bear on it (the other answers take it)."""
     text = m.text.lower()
+    handler = lever(text)
     if TIMEOUT_Q.search(text):
         got = timeout(c)
+    elif handler is not None and (ASKS_IF.search(text) or HELPS_Q.search(text)):
+        got = handler(c, m)
     elif not ASKS_IF.search(text):
         return None
     elif AGAIN_Q.search(text):

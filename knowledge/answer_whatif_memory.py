@@ -33,14 +33,14 @@ def _saving(c: Ctx, ini: RankView) -> bool:
 _LASTING = re.compile(r"shard|rank ?0|rank0_only|partition|memory-map|stream", re.I)
 
 
-def _fix(c: Ctx) -> str:
+def lasting_fix(c: Ctx) -> str:
     """The entry's fix step that removes the copy or the in-memory data (else its first step): what to
     change instead of the lever asked about."""
     steps = c.entry.fix.steps if c.entry else []
     return next((s for s in steps if _LASTING.search(s)), steps[0] if steps else "")
 
 
-def _doing(c: Ctx, ini: RankView) -> tuple[str, list[EvidenceLine]]:
+def doing_note(c: Ctx, ini: RankView) -> tuple[str, list[EvidenceLine]]:
     """`, while its last line said `…` (ref)`: what the killed rank was building, from its own line."""
     line = answer_more.doing_line(c, ini)
     if line is None:
@@ -48,7 +48,7 @@ def _doing(c: Ctx, ini: RankView) -> tuple[str, list[EvidenceLine]]:
     return f" (its last line, {ref(line)}: `{strip_prefix(line.text)[:100]}`)", [line]
 
 
-def _rss(c: Ctx) -> str:
+def rss_note(c: Ctx) -> str:
     kill = c.view.numbers.kill
     return f" {gib(kill[0].anon_rss_gib)} (anon-rss)" if kill and kill[0].anon_rss_gib is not None else ""
 
@@ -63,7 +63,9 @@ def batch(c: Ctx, m: Match) -> Reply | None:
     if _saving(c, ini) and "oom" in cat:
         memory = "GPU memory" if cat.startswith("gpu") else "host (CPU) RAM"
         return reply(
-            "whatif", tw.BATCH_SAVE.format(rank=ini.rank, memory=memory, fix=_fix(c)), c.view.key_line()
+            "whatif",
+            tw.BATCH_SAVE.format(rank=ini.rank, memory=memory, fix=lasting_fix(c)),
+            c.view.key_line(),
         )
     if cat == "gpu_oom" and oom is not None:
         shape, lines = "", list(c.view.key_line())
@@ -76,9 +78,9 @@ def batch(c: Ctx, m: Match) -> Reply | None:
         )
         return reply("whatif", lead, lines)
     if cat == "host_oom":
-        doing, lines = _doing(c, ini)
+        doing, lines = doing_note(c, ini)
         lead = tw.BATCH_HOST.format(
-            rank=ini.rank, rss=f" at{_rss(c)}" if _rss(c) else "", doing=doing, fix=_fix(c)
+            rank=ini.rank, rss=f" at{rss_note(c)}" if rss_note(c) else "", doing=doing, fix=lasting_fix(c)
         )
         return reply("whatif", lead, [*c.view.key_line(), *lines])
     if cat == "segfault":
@@ -89,6 +91,12 @@ def batch(c: Ctx, m: Match) -> Reply | None:
     return reply("whatif", tw.BATCH_NOT_MEMORY.format(what=t.category_words(cat)), c.view.key_line())
 
 
+def copies(c: Ctx, ini: RankView) -> str:
+    """How many full state-dict copies the save built at once on the killed rank's node."""
+    mates = [r for r in c.view.ranks.values() if r.node == ini.node]
+    return f"{len(mates)} copies at once on {ini.node}" if ini.node and len(mates) > 1 else "one per rank"
+
+
 def host_ram(c: Ctx, m: Match) -> Reply | None:
     """More host RAM: only postpones an in-memory index's kill, gets a host-RAM save through, and does
     not bear on a GPU OOM."""
@@ -96,18 +104,14 @@ def host_ram(c: Ctx, m: Match) -> Reply | None:
     if ini is None:
         return None
     if cat == "host_oom":
-        doing, lines = _doing(c, ini)
+        doing, lines = doing_note(c, ini)
         return reply(
             "whatif",
-            tw.RAM_HOST.format(rank=ini.rank, rss=_rss(c), doing=doing),
+            tw.RAM_HOST.format(rank=ini.rank, rss=rss_note(c), doing=doing),
             [*c.view.key_line(), *lines],
         )
     if cat == "cpu_oom_checkpoint":
-        mates = [r for r in c.view.ranks.values() if r.node == ini.node]
-        copies = (
-            f"{len(mates)} copies at once on {ini.node}" if ini.node and len(mates) > 1 else "one per rank"
-        )
-        lead = tw.RAM_SAVE.format(rank=ini.rank, copies=copies, fix=_fix(c))
+        lead = tw.RAM_SAVE.format(rank=ini.rank, copies=copies(c, ini), fix=lasting_fix(c))
         return reply("whatif", lead, c.view.key_line())
     oom = c.view.numbers.oom[0] if c.view.numbers.oom else None
     if cat.startswith("gpu_oom") and oom is not None:
@@ -116,4 +120,4 @@ def host_ram(c: Ctx, m: Match) -> Reply | None:
     return None
 
 
-__all__ = ["batch", "host_ram"]
+__all__ = ["batch", "copies", "doing_note", "host_ram", "lasting_fix", "rss_note"]

@@ -9,6 +9,7 @@ import pytest
 
 from bot.slack.answers import Answerer
 from tests.slack.helpers import states_facts
+from tests.slack.test_followups_levers import CASES as LEVERS
 from tests.slack.test_followups_oncall import CASES as ONCALL
 from tests.slack.test_followups_round3 import CASES as ROUND3
 from tests.slack.test_followups_round4 import CASES as ROUND4
@@ -46,6 +47,7 @@ FACTS = (
     + ROUND11B
     + ROUND12A
     + ROUND12B
+    + LEVERS
 )
 
 

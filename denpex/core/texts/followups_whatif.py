@@ -81,3 +81,110 @@ AGAIN_TIME = (
     "Yes: resubmitted as is it will hit the same time limit ({ref}) and be cancelled again, unless you "
     "raise `--time` or make it checkpoint and requeue before the limit (`--signal=B:USR1@600`)."
 )
+
+# other levers: the training precision, more GPUs, fewer DataLoader workers, a bigger /dev/shm
+NOT_THIS = "No: this job failed with {what} ({ref}), not for lack of memory, so {lever} doesn't bear on it."
+PRECISION_GPU = (
+    "Partly, at best: rank {rank} ran out of GPU memory in a training step (it asked for {asked} with "
+    "{free} free). bf16/fp16 autocast roughly halves the activations, but the fp32 master weights, "
+    "gradients and optimizer state stay as they are; a smaller micro-batch or activation checkpointing "
+    "is the surer lever."
+)
+PRECISION_SAVE = (
+    "No, not reliably: rank {rank} ran out of {memory} while a save built a full copy of the model, "
+    "and that copy grows with the model, not with the precision of the training step{zero3}. The fix is "
+    "not to build the copy: {fix}"
+)
+PRECISION_ZERO3 = " (a ZeRO-3 16-bit save is already 16-bit)"
+PRECISION_HOST = (
+    "No: rank {rank} was killed for host (system) RAM{rss}, not GPU memory, so the precision of the GPU "
+    "math doesn't bear on it. {fix}"
+)
+PRECISION_NAN = (
+    "Possibly, if it ran in fp16: bf16 has fp32's exponent range, so the fp16 overflow that turns a loss "
+    "or a gradient into inf/NaN goes away; a NaN from a bad batch or a learning rate that is too high "
+    "comes back in bf16 too. Rank {rank} went NaN ({ref}){step}: rerun from the checkpoint before it with "
+    "bf16 and see if it passes."
+)
+SCALE_GPU = (
+    "Only if the model state is sharded (ZeRO-3 or FSDP): then each GPU holds 1/N of the parameters, "
+    "gradients and optimizer state, and more GPUs lower what rank {rank} needed (it asked for {asked} "
+    "with {free} free). With plain DDP every GPU holds a full replica plus its own micro-batch, so more "
+    "GPUs change nothing per GPU: lower the micro-batch instead."
+)
+SCALE_GATHER = (
+    "No: the save gathers the full model onto rank {rank} however many GPUs share the training; more GPUs "
+    "shrink each shard, not the gathered copy. {fix}"
+)
+SCALE_SAVE = (
+    "No, not as such: rank {rank} ran out of host RAM while saving because each rank on the node built "
+    "its own full copy of the state dict ({copies}); more GPUs per node means more copies at once. The "
+    "same ranks spread over more nodes would lower the peak per node; the lasting fix: {fix}"
+)
+SCALE_HOST = (
+    "No: rank {rank} was killed for host RAM{rss}{doing}, and every rank builds that on its own, so more "
+    "GPUs add copies rather than split them. {fix}"
+)
+SCALE_XID = (
+    "No: a GPU on {node} faulted (an Xid), which is a fault of that node's hardware, not of the job's "
+    "size. Exclude the node (`sbatch --exclude={node}`) and resume."
+)
+SCALE_TIME = (
+    "Not by itself: the job was healthy when Slurm cancelled it at its time limit ({ref}). More GPUs "
+    "finish the same steps sooner only if it scales; raising `--time` or checkpointing and requeueing "
+    "before the limit (`--signal=B:USR1@600`) is the sure fix."
+)
+WORKERS_KILLED = (
+    "Likely, yes: a DataLoader worker of rank {rank} was killed by SIGKILL ({ref}), the signal the OOM "
+    "killer sends, and every worker is a separate process holding its own copy of the dataset object and "
+    "its prefetched batches in host RAM. Fewer workers (`num_workers`) or a lower `prefetch_factor` lower "
+    "the peak; the node's dmesg `Killed process <pid>` line confirms the OOM killer."
+)
+WORKERS_SHM = (
+    "Yes, partly: each worker passes its batches through /dev/shm, so fewer workers use less of it; "
+    "the lasting fix for rank {rank}'s worker ({ref}) is a bigger /dev/shm (`--shm-size` / an "
+    "emptyDir with medium: Memory)."
+)
+WORKERS_HOST = (
+    "Not by itself: the process the OOM killer ended was rank {rank} itself{rss}{doing}, not a DataLoader "
+    "worker. Workers add to the node's total, but the kill is what the rank held. {fix}"
+)
+WORKERS_GPU = (
+    "No: DataLoader workers use host RAM and CPU, not GPU memory, and rank {rank} ran out of GPU memory "
+    "(it asked for {asked} with {free} free)."
+)
+SHM_YES = (
+    "Yes: rank {rank}'s DataLoader worker died of a full shared memory (/dev/shm, {ref}). Raise it "
+    "(`docker run --shm-size=16g` or `--ipc=host`; on Kubernetes an emptyDir with medium: Memory at "
+    "/dev/shm) or lower `num_workers`."
+)
+SHM_KILLED = (
+    "Probably not: rank {rank}'s DataLoader worker was killed by SIGKILL ({ref}), the OOM killer's "
+    "signal, not a bus error from a full /dev/shm; /dev/shm is carved from the same host RAM, so a bigger "
+    "one doesn't help. Fewer workers or a lower `prefetch_factor` lower the host RAM they hold."
+)
+SHM_GPU = (
+    "No: /dev/shm is host shared memory, and rank {rank} ran out of GPU memory (it asked for {asked} with "
+    "{free} free), so its size doesn't bear on it."
+)
+SCHEDULER = (
+    "No: nothing failed — Slurm cancelled the job at its time limit ({ref}) while it was healthy, so "
+    "{lever} doesn't bear on it. Raise `--time`, or checkpoint and requeue before the limit "
+    "(`--signal=B:USR1@600`)."
+)
+WORKER_PRECISION = (
+    "No: what died was a DataLoader worker process of rank {rank} ({ref}), on the host; the precision of "
+    "the GPU math doesn't bear on it."
+)
+WORKER_SCALE = (
+    "No: every rank starts its own DataLoader workers, so more GPUs per node mean more worker processes "
+    "on the host, not fewer; rank {rank}'s worker was killed ({ref}). Lower `num_workers` instead."
+)
+WORKERS_SAVE = (
+    "Not by itself: host RAM ran out in the save, where each rank built a full copy of the state dict "
+    "({copies}), not in the workers. {fix}"
+)
+SHM_HOST = (
+    "No: /dev/shm is carved from the same host RAM the OOM killer ran out of (rank {rank}{rss}), so a "
+    "bigger one doesn't help. {fix}"
+)

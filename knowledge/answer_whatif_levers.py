@@ -1,0 +1,193 @@
+"""Would another lever have saved THIS job: the training precision (bf16/fp16), more GPUs, fewer
+DataLoader workers, a bigger /dev/shm.
+
+Why: people weigh the knob they know against the job that died, and the honest answer depends on which
+memory ran out and in which phase, not on the knob: bf16 trims a training step's activations but not a
+save's full copy of the model; more GPUs shrink sharded state but add host-RAM copies when every rank
+builds a full state dict; a bigger /dev/shm saves a worker that died of a bus error, not one the OOM
+killer ended. A lever the job's category doesn't bear on gets a plain "no" naming what it failed with.
+`answer_whatif` decides that a lever is asked; each function here returns None when the job's evidence
+cannot decide (the other answers take the question).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from denpex.core.texts import followups_whatif as tw
+from denpex.core.texts import slack as t
+from knowledge.answer_types import Ctx, Reply, gib, ref, reply
+from knowledge.answer_whatif_memory import copies, doing_note, lasting_fix, rss_note
+from knowledge.intents import Match
+from knowledge.jobfacts_answers import RankView
+
+PRECISION_Q = re.compile(
+    r"\b(?:bf16|bfloat16|fp16|float16|half[- ]precision|mixed[- ]precision|lower precision|autocast)\b"
+)
+SCALE_Q = re.compile(
+    r"\b(?:more|extra|additional|twice the|double the|2x|bigger)\s+(?:\w+\s+)?"
+    r"(?:gpus?|nodes?|ranks?|devices?|cards?|machines?|a100s?|h100s?)\b|\bscal\w* (?:it )?out\b"
+)
+WORKERS_Q = re.compile(
+    r"\b(?:fewer|less|lower\w*|reduc\w*|smaller|drop\w*|cut\w*)\b.{0,25}\b(?:workers?|num_workers)\b"
+    r"|\bnum_workers\s*=?\s*0\b|\b(?:no|zero|0)\s+(?:data ?loader\s+)?workers\b"
+)
+SHM_Q = re.compile(
+    r"\b(?:bigger|larger|more|increas\w*|rais\w*|bump\w*|higher)\b.{0,20}(?:/dev/shm|\bshm\b|shared mem\w*)"
+    r"|(?:/dev/shm|\bshm\b|shared mem\w*).{0,20}\b(?:bigger|larger|increased|raised|bumped)\b"
+    r"|--shm-size|--ipc[= ]host"
+)
+_SHM_LINE = re.compile(r"bus error|shared memory|/dev/shm|\bshm\b|SIGBUS", re.I)
+_GPU_OOM = frozenset({"gpu_oom", "gpu_oom_checkpoint_gather"})
+_HOST = frozenset({"host_oom", "cpu_oom_checkpoint", "dataloader_worker_killed"})
+
+
+def lever(text: str) -> Callable[[Ctx, Match], Reply | None] | None:
+    """The lever a what-if question weighs, if it is one of these."""
+    for pattern, handler in (
+        (SHM_Q, shm),
+        (WORKERS_Q, workers),
+        (PRECISION_Q, precision),
+        (SCALE_Q, scale),
+    ):
+        if pattern.search(text):
+            return handler
+    return None
+
+
+def _not_this(c: Ctx, lever_words: str) -> Reply:
+    line = c.view.key_line()
+    if c.view.category == "scheduler_kill":
+        return reply(
+            "whatif", tw.SCHEDULER.format(ref=ref(line[0]) if line else "its log", lever=lever_words), line
+        )
+    what = t.category_words(c.view.category)
+    return reply(
+        "whatif",
+        tw.NOT_THIS.format(what=what, ref=ref(line[0]) if line else "its log", lever=lever_words),
+        line,
+    )
+
+
+def _oom_figures(c: Ctx) -> dict[str, str] | None:
+    oom = c.view.numbers.oom[0] if c.view.numbers.oom else None
+    return None if oom is None else {"asked": gib(oom.asked_gib), "free": gib(oom.free_gib)}
+
+
+def _save_memory(c: Ctx) -> str:
+    return "GPU memory" if c.view.category.startswith("gpu") else "host (CPU) RAM"
+
+
+def precision(c: Ctx, m: Match) -> Reply | None:
+    """bf16/fp16: trims a training step's activations, not a save's full copy nor host RAM; may cure
+    an fp16 overflow NaN."""
+    ini, cat = c.view.initiating, c.view.category
+    if ini is None:
+        return _not_this(c, "the training precision") if cat == "scheduler_kill" else None
+    figures = _oom_figures(c)
+    if cat == "gpu_oom" and figures is not None:
+        return reply("whatif", tw.PRECISION_GPU.format(rank=ini.rank, **figures), c.view.key_line())
+    if cat in ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint"):
+        zero3 = tw.PRECISION_ZERO3 if c.entry is not None and "zero3" in c.entry.id else ""
+        lead = tw.PRECISION_SAVE.format(
+            rank=ini.rank, memory=_save_memory(c), fix=lasting_fix(c), zero3=zero3
+        )
+        return reply("whatif", lead, c.view.key_line())
+    if cat == "host_oom":
+        lead = tw.PRECISION_HOST.format(rank=ini.rank, rss=_at(rss_note(c)), fix=lasting_fix(c))
+        return reply("whatif", lead, c.view.key_line())
+    if cat == "dataloader_worker_killed" and (line := c.view.key_line()):
+        return reply("whatif", tw.WORKER_PRECISION.format(rank=ini.rank, ref=ref(line[0])), line)
+    if cat == "nan_divergence":
+        line = c.view.key_line()
+        step = f" at step {ini.last_step}" if ini.last_step is not None else ""
+        lead = tw.PRECISION_NAN.format(rank=ini.rank, ref=ref(line[0]) if line else "its log", step=step)
+        return reply("whatif", lead, line)
+    if "oom" in cat or cat in _HOST:
+        return None
+    return _not_this(c, "the training precision")
+
+
+def scale(c: Ctx, m: Match) -> Reply | None:
+    """More GPUs: helps a training step's OOM only under sharding; never a save's gathered copy; adds
+    host-RAM copies; a bad GPU stays bad."""
+    ini, cat = c.view.initiating, c.view.category
+    if cat == "scheduler_kill":
+        line = c.view.key_line()
+        return reply("whatif", tw.SCALE_TIME.format(ref=ref(line[0]) if line else "its log"), line)
+    if ini is None:
+        return None
+    figures = _oom_figures(c)
+    if cat == "gpu_oom" and figures is not None:
+        return reply("whatif", tw.SCALE_GPU.format(rank=ini.rank, **figures), c.view.key_line())
+    if cat == "gpu_oom_checkpoint_gather":
+        return reply("whatif", tw.SCALE_GATHER.format(rank=ini.rank, fix=lasting_fix(c)), c.view.key_line())
+    if cat == "cpu_oom_checkpoint":
+        lead = tw.SCALE_SAVE.format(rank=ini.rank, copies=copies(c, ini), fix=lasting_fix(c))
+        return reply("whatif", lead, c.view.key_line())
+    if cat == "host_oom":
+        return _host(c, ini, tw.SCALE_HOST)
+    if cat == "dataloader_worker_killed" and (line := c.view.key_line()):
+        return reply("whatif", tw.WORKER_SCALE.format(rank=ini.rank, ref=ref(line[0])), line)
+    if cat == "gpu_hardware_xid" and ini.node:
+        return reply("whatif", tw.SCALE_XID.format(node=ini.node), c.view.key_line())
+    if "oom" in cat or cat in _HOST:
+        return None
+    return _not_this(c, "the number of GPUs")
+
+
+def workers(c: Ctx, m: Match) -> Reply | None:
+    """Fewer DataLoader workers: likely for a worker the OOM killer ended, partly for a full /dev/shm,
+    not for a rank's own host-RAM kill nor any GPU memory."""
+    ini, cat = c.view.initiating, c.view.category
+    if ini is None:
+        return _not_this(c, "the number of DataLoader workers") if cat == "scheduler_kill" else None
+    line = c.view.key_line()
+    if cat == "dataloader_worker_killed" and line:
+        text = tw.WORKERS_SHM if _SHM_LINE.search(line[0].text) else tw.WORKERS_KILLED
+        return reply("whatif", text.format(rank=ini.rank, ref=ref(line[0])), line)
+    if cat == "host_oom":
+        return _host(c, ini, tw.WORKERS_HOST)
+    if cat == "cpu_oom_checkpoint":
+        lead = tw.WORKERS_SAVE.format(copies=copies(c, ini), fix=lasting_fix(c))
+        return reply("whatif", lead, line)
+    figures = _oom_figures(c)
+    if cat in _GPU_OOM and figures is not None:
+        return reply("whatif", tw.WORKERS_GPU.format(rank=ini.rank, **figures), line)
+    if "oom" in cat or cat in _HOST:
+        return None
+    return _not_this(c, "the number of DataLoader workers")
+
+
+def shm(c: Ctx, m: Match) -> Reply | None:
+    """A bigger /dev/shm: yes for a worker's bus error, no for anything the OOM killer ended."""
+    ini, cat = c.view.initiating, c.view.category
+    if ini is None:
+        return _not_this(c, "the size of /dev/shm") if cat == "scheduler_kill" else None
+    line = c.view.key_line()
+    if cat == "dataloader_worker_killed" and line:
+        text = tw.SHM_YES if _SHM_LINE.search(line[0].text) else tw.SHM_KILLED
+        return reply("whatif", text.format(rank=ini.rank, ref=ref(line[0])), line)
+    if cat in ("host_oom", "cpu_oom_checkpoint"):
+        lead = tw.SHM_HOST.format(rank=ini.rank, rss=_at(rss_note(c)), fix=lasting_fix(c))
+        return reply("whatif", lead, line)
+    figures = _oom_figures(c)
+    if cat in _GPU_OOM and figures is not None:
+        return reply("whatif", tw.SHM_GPU.format(rank=ini.rank, **figures), line)
+    if "oom" in cat:
+        return None
+    return _not_this(c, "the size of /dev/shm")
+
+
+def _host(c: Ctx, ini: RankView, text: str) -> Reply:
+    doing, lines = doing_note(c, ini)
+    lead = text.format(rank=ini.rank, rss=_at(rss_note(c)), doing=doing, fix=lasting_fix(c))
+    return reply("whatif", lead, [*c.view.key_line(), *lines])
+
+
+def _at(rss: str) -> str:
+    return f" at{rss}" if rss else ""
+
+
+__all__ = ["lever", "precision", "scale", "shm", "workers"]

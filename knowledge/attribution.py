@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from knowledge import fallback, roundstep, stall, wording
+from knowledge import fallback, roundstep, shadowing, stall, wording
 from knowledge.candidates import (
     Cand,
     candidates,
@@ -39,12 +39,17 @@ from knowledge.verdict import (
 
 
 def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
-    return _named_culprit(job, _attribute(job, fallback_entry))
+    v = _named_culprit(job, _attribute(job, fallback_entry))
+    if (found := shadowing.shadowed(job, v)) is not None:
+        shadowing.as_code_error(job, v, wording.shadowed(*found))
+        v.notes.append(wording.shadowed_note(*found))
+    return v
 
 
 def _named_culprit(job: Job, v: Verdict) -> Verdict:
     """A desync report that names the ranks which never joined outranks the rank that printed it,
     unless a rank's own failure explains the job (a first-hand primary, not a wait or a timeout)."""
+    named = bool(job.culprits)
     culprits = job.culprits or _desynced(job)
     if not culprits or (v.rank is not None and v.rank in culprits):
         return v
@@ -57,8 +62,40 @@ def _named_culprit(job: Job, v: Verdict) -> Verdict:
     v.rank = min(culprits)
     v.node = job.rank_node.get(v.rank)
     v.actor = ("rank", str(v.rank))
-    v.notes.append(wording.desync_report(sorted(culprits)))
+    v.notes.append(wording.desync_report(sorted(culprits)) if named else _odd_call(job, culprits))
+    if not named:
+        _as_desync(job, v)
     return v
+
+
+#: the entry for ranks found in different collectives; the generic timeout it replaces
+DESYNC_ENTRY, GENERIC_TIMEOUT = "nccl-desync-report", "nccl-watchdog-timeout"
+
+
+def _as_desync(job: Job, v: Verdict) -> None:
+    """Ranks seen in different collectives make the generic collective timeout a desync: its fix
+    (make the calls identical on every rank), not a longer timeout. Same category, so only the advice
+    changes; the generic entry stays an alternative."""
+    desync = job.entries.get(DESYNC_ENTRY)
+    if desync is None or v.entry is None or v.entry.id != GENERIC_TIMEOUT:
+        return
+    v.alternatives = [v.entry, *(a for a in v.alternatives if a.id != DESYNC_ENTRY)]
+    v.scores.setdefault(DESYNC_ENTRY, v.scores.get(GENERIC_TIMEOUT, 0.0))
+    v.lost_why[GENERIC_TIMEOUT] = wording.DESYNC_NOT_SLOW
+    v.entry = desync
+
+
+def _odd_call(job: Job, culprits: set[int]) -> str:
+    """What the odd ranks were in against the others: the c10d call of each traceback, else the
+    collective (op and sequence number) of each watchdog line."""
+    for per_rank, say in ((job.pending_op, str), (job.seq, lambda s: f"{s[0]} #{s[1]}")):
+        odd = {say(per_rank[r]) for r in culprits if r in per_rank}
+        rest = {r: say(x) for r, x in per_rank.items() if r not in culprits}
+        if odd and rest:
+            return wording.odd_collective(
+                sorted(culprits), sorted(odd), sorted(rest), sorted(set(rest.values()))
+            )
+    return wording.odd_collective(sorted(culprits), [], [], [])
 
 
 def _desynced(job: Job) -> set[int]:

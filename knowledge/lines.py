@@ -170,6 +170,9 @@ class Stamp:
     value: float
     relative: bool = False
     has_year: bool = True
+    #: the line has no time of its own: this is an earlier line's, written by another rank (a combined
+    #: stream), so the line came at or after it, not at it
+    borrowed: bool = False
 
     def iso(self) -> str | None:
         if self.relative:

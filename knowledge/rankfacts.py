@@ -52,6 +52,9 @@ def build(job: Job, red: Redactor) -> RunFacts:
             scan = job.scans[sig.source]
             rf.category = sig.entry.category
             rf.first_time = sig.stamp.iso() if sig.stamp is not None and not sig.stamp.relative else None
+            rf.first_time_borrowed = (
+                rf.first_time is not None and sig.stamp is not None and sig.stamp.borrowed
+            )
             text = red(scan, sig.line, sig.hit.text)
             rf.first_line = EvidenceLine(source=scan.source.name, line=sig.line, text=text)
             phase = job.phase_of(sig)

@@ -202,7 +202,8 @@ def alternatives(v: Verdict) -> list[Alternative]:
                 category=alt.category,
                 entry=ref,
                 confidence=round(max(0.0, min(conf, v.confidence)), 2),
-                why=wording.alternative_why(alt.phases, v.phase.phase if v.phase else None, score, best),
+                why=v.lost_why.get(alt.id)
+                or wording.alternative_why(alt.phases, v.phase.phase if v.phase else None, score, best),
             )
         )
     return out
@@ -228,6 +229,7 @@ def diagnosis(
             rank=v.rank,
             node=red.mask(v.node) if v.node else None,
             time=v.stamp.iso() if v.stamp else None,
+            time_borrowed=v.stamp is not None and v.stamp.borrowed,
             evidence=evidence(job, v, red),
             phase=v.phase.phase if v.phase else None,
             phase_evidence=_ev(job, red, v.phase.source, v.phase.line, v.phase.text) if v.phase else None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from denpex.core.models import LogSource
@@ -137,6 +137,8 @@ class _State:
     tail: bytes = b""
     last_byte: int = 10
     known: tuple[int, lines.Stamp | None] = (-1, None)  # (line start offset, stamp) memo for look-back
+    #: who wrote the line `known`'s stamp came from (a combined stream's prefix), if it said
+    known_writer: lines.RankInfo = field(default_factory=lines.RankInfo)
     started: bool = False  # the first chunk was seen (its head gives the run's start time)
 
 
@@ -239,9 +241,12 @@ class Scanner:
         if rank.rank is None and rank.local is None:
             rank = lines.parse_rank(head)
         stamp = lines.parse_timestamp(text, state.year) or lines.parse_timestamp(head, state.year)
+        writer = rank
         if stamp is None:
-            stamp = self._stamp_before(state, ls)
-        state.known = (ls, stamp)
+            stamp, writer = self._stamp_and_writer(state, ls)
+            if stamp is not None and _other_writer(writer, rank):
+                stamp = replace(stamp, borrowed=True)
+        state.known, state.known_writer = (ls, stamp), writer
         hit = LineHit(line=line_no, text=text, patterns=[idx], rank=rank, stamp=stamp)
         if rank.rank is None:
             self._reported(hit, ls)
@@ -311,19 +316,25 @@ class Scanner:
 
     def _stamp_before(self, state: _State, ls: int, budget: int = LOOKBACK_BYTES) -> lines.Stamp | None:
         """The timestamp of the nearest earlier line that has one, looking back a bounded amount."""
+        return self._stamp_and_writer(state, ls, budget)[0]
+
+    def _stamp_and_writer(
+        self, state: _State, ls: int, budget: int = LOOKBACK_BYTES
+    ) -> tuple[lines.Stamp | None, lines.RankInfo]:
+        """The nearest earlier timestamp and who wrote its line (its rank prefix, if any)."""
         buf = self.buf
         limit = max(0, ls - budget)
         p = ls
         while p > limit:
             if p <= state.known[0]:
-                return state.known[1]
+                return state.known[1], state.known_writer
             prev = max(buf.rfind(b"\n", limit, p - 1) + 1, limit)
             head = lines.clean(lines.decode(bytes(buf[prev : min(p, prev + 200)]).split(b"\r")[0]))
             st = lines.parse_timestamp(head, state.year) if head else None
             if st is not None:
-                return st
+                return st, lines.parse_rank(head)
             p = prev
-        return state.last_stamp if limit == 0 else None
+        return (state.last_stamp if limit == 0 else None), lines.RankInfo()
 
     def _context(self, ls: int, le: int, scan_end: int) -> tuple[list[str], list[str]]:
         buf = self.buf
@@ -360,6 +371,14 @@ class Scanner:
         out.tail = texts[-TAIL_LINES:]
         out.numbered_tail = texts[-TAIL_NUMBERED:]
         out.tail_text = [t for _, t in texts[-400:]]
+
+
+def _other_writer(writer: lines.RankInfo, rank: lines.RankInfo) -> bool:
+    """The stamp's line and the hit were written by different ranks, as their prefixes say (a
+    combined console stream); a line without a prefix could be anyone's, so it never says so."""
+    if writer.rank is not None and rank.rank is not None:
+        return writer.rank != rank.rank
+    return writer.local is not None and rank.local is not None and writer.local != rank.local
 
 
 def _first_stamp(buf: bytearray, end: int, year: int, max_lines: int = 50) -> lines.Stamp | None:

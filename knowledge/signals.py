@@ -143,9 +143,9 @@ def _with_year(stamp: Stamp | None, year: int) -> Stamp | None:
         return stamp
     dt = datetime.fromtimestamp(stamp.value, UTC)
     try:
-        return Stamp(dt.replace(year=year).timestamp(), has_year=True)
+        return Stamp(dt.replace(year=year).timestamp(), has_year=True, borrowed=stamp.borrowed)
     except ValueError:  # 29 February in a non-leap year
-        return Stamp(stamp.value, has_year=True)
+        return Stamp(stamp.value, has_year=True, borrowed=stamp.borrowed)
 
 
 def build_job(

@@ -43,6 +43,8 @@ class Verdict:
     collateral_only: bool = False
     phase: PhaseFact | None = None
     scores: dict[str, float] = field(default_factory=dict)  # entry id -> its score (chosen and alternatives)
+    #: why an alternative lost, when a rule decided it rather than the scores (entry id -> reason)
+    lost_why: dict[str, str] = field(default_factory=dict)
 
 
 def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:

@@ -241,6 +241,38 @@ def desync_report(ranks: list[int]) -> str:
     )
 
 
+def shadowed(module: str, path: str) -> str:
+    """Why the version entry lost to the code entry for an import found in the project's own folder."""
+    return f"'{module}' was found in the project's own folder ({path}), not among the installed packages"
+
+
+def shadowed_note(module: str, path: str) -> str:
+    return (
+        f"Python found '{module}' in the project's own folder ({path}), not the installed library: a "
+        f"folder or file of the project named '{module}' hides it (the script's folder comes first on "
+        "sys.path), or the project's own module lacks the name. No installed version is at fault."
+    )
+
+
+DESYNC_NOT_SLOW = (
+    "the ranks were in different collectives, so no rank was merely slow: a longer timeout would not "
+    "have let the collective finish"
+)
+
+
+def odd_collective(odd: list[int], odd_calls: list[str], others: list[int], other_calls: list[str]) -> str:
+    """Ranks found in another collective than the rest (their tracebacks or watchdog lines), with no
+    desync report naming them: what each side was in, as the logs show it."""
+    who = f"Rank{'s' if len(odd) > 1 else ''} {', '.join(str(r) for r in odd)}"
+    if not odd_calls:
+        return f"{who} {'were' if len(odd) > 1 else 'was'} in a different collective from the other ranks."
+    rest = f"rank{'s' if len(others) > 1 else ''} {', '.join(str(r) for r in others)}"
+    return (
+        f"{who} {'were' if len(odd) > 1 else 'was'} in `{'`/`'.join(odd_calls)}` while {rest} "
+        f"{'were' if len(others) > 1 else 'was'} in `{'`/`'.join(other_calls)}`."
+    )
+
+
 def no_content(files: int) -> str:
     return (
         f"No log content found: the {files} file{'s' if files != 1 else ''} given "

@@ -223,7 +223,8 @@ class BlockKitRenderer:
 
     # ------------------------------------------------------------------ thread
     def _initiating_blocks(self, d: Diagnosis, evidence: int) -> list[dict[str, Any]]:
-        when = f" at {escape(d.initiating.time)}" if d.initiating.time else ""
+        ini = d.initiating
+        when = escape(texts.failed_when(ini.time, ini.time_borrowed)) if ini.time else ""
         rows = [f"*Failed first:* {_rank_phrase(d)}{when}{_phase_phrase(d)}"]
         lines = initiating_lines(d)
         if (trig := trigger_line(lines)) is not None:

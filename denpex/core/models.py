@@ -143,6 +143,9 @@ class Initiating(BaseModel):
     rank: int | None = None
     node: str | None = None
     time: str | None = None
+    #: its first line has no time of its own (a combined stream): `time` is an earlier line's, by
+    #: another rank, so the failure came at or after it
+    time_borrowed: bool = False
     evidence: list[EvidenceLine] = Field(default_factory=list)
     phase: str | None = (
         None  # startup | model_load | rendezvous | data | train | eval | checkpoint_save | ...
@@ -244,6 +247,7 @@ class RankFact(BaseModel):
     has_log: bool = False  # some line of the job was written by it
     category: str | None = None  # the category of its first failure line
     first_time: str | None = None
+    first_time_borrowed: bool = False  # `first_time` is an earlier line's, by another rank
     first_line: EvidenceLine | None = None
     phase: str | None = None  # the phase its first failure line was in
     last_step: int | None = None

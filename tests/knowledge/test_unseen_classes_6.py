@@ -51,3 +51,152 @@ def test_the_stores_own_no_route_stays_a_rendezvous_failure(diagnose_dir: Run, t
     )
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category == "rendezvous_failure"
+
+
+def test_transformers_underflow_overflow_report_is_a_numerical_divergence(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """DebugUnderflowOverflow prints its report and raises: an activation reached inf (fp16 overflow)."""
+    log = (
+        "\nDetected inf/nan during batch_number=412\n"
+        "Last 21 forward frames:\n"
+        "abs min  abs max  metadata\n"
+        "                  model.layers.30.mlp.down_proj Linear\n"
+        "3.05e-05 1.84e+01 weight\n"
+        "1.22e-04 5.91e+03 input[0]\n"
+        "0.00e+00      inf output\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "nan_divergence"
+
+
+def _import_error(importer: str, module: str, path: str) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        f'  File "{importer}", line 7, in <module>\n'
+        f"    from {module} import load_thing\n"
+        f"ImportError: cannot import name 'load_thing' from '{module}' ({path})\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("importer", "path"),
+    [
+        ("/home/alice/proj/train.py", "/home/alice/proj/datasets.py"),  # a file beside the script
+        ("./recipes/data/loader.py", "./recipes/datasets/__init__.py"),  # a package in the script's tree
+    ],
+)
+def test_a_library_name_found_in_the_projects_own_folder_is_a_code_error(
+    diagnose_dir: Run, tmp_path: Path, importer: str, path: str
+) -> None:
+    """No installed version is wrong: the script's folder comes first on sys.path and hides the library."""
+    d = diagnose_dir(_log(tmp_path, _import_error(importer, "datasets", path)))
+    assert d.category == "shape_or_user_code_error"
+    assert "project's own folder" in d.root_cause
+    assert any(a.category == "env_version_mismatch" for a in d.alternatives)
+
+
+@pytest.mark.parametrize(
+    ("importer", "path"),
+    [
+        ("/opt/NeMo/nemo/collections/llm/gpt/model/base.py", "/opt/megatron-lm/megatron/__init__.py"),
+        ("/home/alice/proj/train.py", "/usr/lib/python3/dist-packages/datasets/__init__.py"),
+    ],
+)
+def test_a_name_missing_from_another_tree_or_an_installed_package_stays_a_version_question(
+    diagnose_dir: Run, tmp_path: Path, importer: str, path: str
+) -> None:
+    d = diagnose_dir(_log(tmp_path, _import_error(importer, "megatron", path)))
+    assert d.category == "env_version_mismatch"
+
+
+def test_a_circular_import_is_a_code_error(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        "ImportError: cannot import name 'Trainer' from partially initialized module 'mytrain.engine' "
+        "(most likely due to a circular import) (/work/mytrain/engine/__init__.py)\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "shape_or_user_code_error"
+
+
+def test_cudas_unknown_error_in_the_watchdog_is_a_gpu_fault(diagnose_dir: Run, tmp_path: Path) -> None:
+    """cudaErrorUnknown from an event query in NCCL's watchdog: the GPU, not an illegal access."""
+    log = (
+        "[default5]:terminate called after throwing an instance of 'c10::CUDAError'\n"
+        "[default5]:  what():  CUDA error: unknown error\n"
+        "[default5]:Exception raised from query at /opt/pytorch/aten/src/ATen/cuda/CUDAEvent.h:106 (most recent call first):\n"
+        "[default5]:frame #1: c10d::ProcessGroupNCCL::WorkNCCL::finishedGPUExecutionInternal() const + 0x5c (0x7f in libtorch_cuda.so)\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "gpu_hardware_xid"
+
+
+def test_a_core_file_backtrace_of_the_nccl_watchdogs_abort_is_a_communication_error(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """The process aborted itself rethrowing a collective's NCCL error: not a crash in native code."""
+    log = (
+        "(gdb) bt\n"
+        "#0  0x00007f2a1c8a9e2c in __pthread_kill_implementation () from /lib/x86_64-linux-gnu/libc.so.6\n"
+        "#1  0x00007f2a1c85afb2 in raise () from /lib/x86_64-linux-gnu/libc.so.6\n"
+        "#2  0x00007f2a1c845472 in abort () from /lib/x86_64-linux-gnu/libc.so.6\n"
+        "#3  0x00007f2a0f8a0b9e in std::rethrow_exception(std::__exception_ptr::exception_ptr) () from /lib/x86_64-linux-gnu/libstdc++.so.6\n"
+        "#4  0x00007f29c1e1a2d1 in c10d::ProcessGroupNCCL::WorkNCCL::handleException(c10d::ErrorHandlingMode) () from libtorch_cuda.so\n"
+        "#5  0x00007f29c1e2b9a4 in c10d::ProcessGroupNCCL::watchdogHandler() () from libtorch_cuda.so\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "nccl_comm_error"
+
+
+def test_a_triton_kernel_without_an_allocator_is_a_version_mismatch(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.11/site-packages/triton/runtime/_allocation.py", line 20, in __call__\n'
+        "RuntimeError: Kernel requires a runtime memory allocation, but no allocator was set. "
+        "Use triton.set_allocator to specify an allocator.\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"
+
+
+def test_ranks_in_different_collectives_are_named_with_their_calls(diagnose_dir: Run, tmp_path: Path) -> None:
+    """Tracebacks blocked in different c10d calls: the desync entry and each side's call, never a
+    'desync report' the logs do not hold."""
+    lines = []
+    for r in range(4):
+        call = "broadcast" if r == 1 else "all_reduce"
+        lines += [
+            f"[default{r}]:[rank{r}]: Traceback (most recent call last):",
+            f'[default{r}]:[rank{r}]:   File "/srv/job/train.py", line 88, in step',
+            f"[default{r}]:[rank{r}]:     dist.{call}(t)",
+            f'[default{r}]:[rank{r}]:   File "/opt/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 2501, in {call}',
+            f"[default{r}]:[rank{r}]:     work.wait()",
+            f"[default{r}]:[rank{r}]: RuntimeError: [/opt/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 30000ms for recv operation to complete",
+        ]
+    d = diagnose_dir(_log(tmp_path, "\n".join(lines) + "\n"))
+    assert d.category == "nccl_timeout" and d.initiating.rank == 1
+    assert d.entry is not None and d.entry.id == "nccl-desync-report"
+    assert "`broadcast`" in d.root_cause and "`all_reduce`" in d.root_cause
+    assert "desync report" not in d.root_cause
+
+
+def test_a_time_borrowed_from_another_ranks_line_is_marked(diagnose_dir: Run, tmp_path: Path) -> None:
+    """In one combined stream rank 2's traceback has no time; the nearest earlier one is rank 0's."""
+    log = (
+        "[default2]:2026-03-02 10:00:01,000 INFO step 1/10\n"
+        "[default0]:2026-03-02 10:00:05,500 INFO step 2/10\n"
+        "[default2]:[rank2]: Traceback (most recent call last):\n"
+        "[default2]:[rank2]: ValueError: Loss is nan, stopping training\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.initiating.rank == 2
+    assert d.initiating.time is not None and d.initiating.time.startswith("2026-03-02T10:00:05")
+    assert d.initiating.time_borrowed
+
+
+def test_a_rank_files_own_earlier_time_is_not_marked(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = "2026-03-02 10:00:05,500 [rank2] INFO step 2/10\nValueError: Loss is nan, stopping training\n"
+    d = diagnose_dir(_log(tmp_path, log, name="rank2.log"))
+    assert d.initiating.time is not None and not d.initiating.time_borrowed

@@ -45,10 +45,14 @@ ALTERNATIVES = "Also possible"
 SCANNING = "Scanning logs"
 
 
-def initiating_line(rank: int | None, node: str | None, time: str | None) -> str:
+def initiating_line(rank: int | None, node: str | None, time: str | None, borrowed: bool = False) -> str:
     who = f"rank {rank}" if rank is not None else "rank unknown"
     where = f" on {node}" if node else ""
-    when = f" at {time}" if time else ""
+    when = (
+        (f" at or after {time} (its line has no time of its own)" if borrowed else f" at {time}")
+        if time
+        else ""
+    )
     return f"{who}{where}{when}"
 
 

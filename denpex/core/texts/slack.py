@@ -541,3 +541,9 @@ def untimed_start(rank: int | None, first_collateral: str, ranks: str) -> str:
         f"{who} own failure has no time in the logs (it was named from the others' behaviour); "
         f"the other ranks ({ranks}) first failed{first_collateral}."
     )
+
+
+def failed_when(time: str, borrowed: bool) -> str:
+    """When a rank failed: `at` its line's own time, or `at or after` an earlier line's when its line
+    has none (a combined stream, where the nearest earlier time is another rank's)."""
+    return f" at or after {time} (its line has no time of its own)" if borrowed else f" at {time}"

@@ -40,6 +40,8 @@ from knowledge.verdict import (
 
 def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     v = _named_culprit(job, _attribute(job, fallback_entry))
+    if v.node is None and v.rank is None and len(job.hosts) == 1:
+        v.node = next(iter(job.hosts))  # the scheduler ended the job on the one node it names
     if (found := shadowing.shadowed(job, v)) is not None:
         shadowing.as_code_error(job, v, wording.shadowed(*found))
         v.notes.append(wording.shadowed_note(*found))

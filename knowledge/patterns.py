@@ -47,6 +47,9 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     # torchrun's failure summary: `host : gpu-01` just above `rank : 2 (local_rank: 2)`
     "summary_host": (r"^[ \t]*host[ \t]*: [A-Za-z0-9][A-Za-z0-9._-]*[ \t]*$", False),
     "nccl_host": (r"^[A-Za-z0-9][A-Za-z0-9._-]*:[0-9]+:[0-9]+ \[[0-9]+\] NCCL ", False),
+    # the node Slurm names when it ends a job or step (`*** JOB 991 ON gpu-01 CANCELLED AT …`)
+    # (SchedMD/slurm@slurm-23-11-1-1:src/slurmd/slurmstepd/req.c, the cancel banner)
+    "job_host": (r"\*\*\* (?:JOB|STEP) [0-9][0-9.+_]* ON [A-Za-z0-9][A-Za-z0-9._-]* CANCELLED", False),
     # the collective a rank's traceback is blocked in (the rank in a different one is out of step)
     "c10d_op": (
         r"distributed_c10d\.py\", line [0-9]+, in (?:all_reduce|broadcast|all_gather|all_gather_into_tensor"

@@ -64,7 +64,7 @@ def build(job: Job, red: Redactor) -> RunFacts:
             rf.last_step, rf.last_step_line = steps[rank]
         ranks.append(rf)
     start, end = _span(job)
-    hosts = set(job.rank_node.values()) | {s.source.node for s in job.scans if s.source.node}
+    hosts = set(job.rank_node.values()) | {s.source.node for s in job.scans if s.source.node} | job.hosts
     nodes = sorted({red.mask(n) for n in hosts})
     return RunFacts(
         world_size=world,

@@ -365,7 +365,7 @@ class Scanner:
         if out.bytes > len(state.tail) and parts:
             parts = parts[1:]  # the first piece is a cut line
         first = out.lines - len(parts) + 1
-        keep_from = max(0, len(parts) - 200)
+        keep_from = max(0, len(parts) - TAIL_NUMBERED)
         texts = [(first + i, lines.clean(lines.decode(parts[i]))) for i in range(keep_from, len(parts))]
         texts = [(n, t) for n, t in texts if t.strip()]
         out.tail = texts[-TAIL_LINES:]

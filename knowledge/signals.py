@@ -69,6 +69,7 @@ class Job:
     entries: dict[str, Entry] = field(default_factory=dict)  # every loaded entry, by id
     pending_op: dict[int, str] = field(default_factory=dict)  # rank -> the c10d call its traceback is in
     culprits: set[int] = field(default_factory=set)  # ranks a desync report or a waiting rank names
+    hosts: set[str] = field(default_factory=set)  # nodes the scheduler's own lines name (no rank)
     phases: PhaseReader | None = None  # which lifecycle phase a line was in (knowledge/phases.py)
     _phase_cache: dict[tuple[int, int], PhaseFact | None] = field(default_factory=dict)
 
@@ -241,6 +242,8 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
         rank = hit.rank.rank if hit.rank.rank is not None else src.rank
         if rank is not None:
             job.rank_node.setdefault(rank, m.group(1))
+    if "job_host" in kinds and (m := _JOB_HOST.search(hit.text)) is not None:
+        job.hosts.add(m.group(1))
     if "world" in kinds and (w := facts.parse_world(hit.text)) is not None:
         job.world = max(job.world or 0, w)
 
@@ -274,6 +277,7 @@ _RANK_HOST = re.compile(
 _NCCL_HOST = re.compile(r"^(?:\[[^\]]*\]:?\s*)*([A-Za-z0-9][A-Za-z0-9._-]*):\d+:\d+ \[\d+\] NCCL ")
 _C10D_OP = re.compile(r'distributed_c10d\.py", line \d+, in (\w+)')
 _BARRIER_CULPRIT = re.compile(r"Ranks? (\d[\d, ]*) failed to pass monitoredBarrier")
+_JOB_HOST = re.compile(r"\*\*\* (?:JOB|STEP) [0-9][0-9.+_]* ON ([A-Za-z0-9][A-Za-z0-9._-]*) CANCELLED")
 _WAITED_ON = re.compile(r"retrieving ncclUniqueId from \[(\d{1,6})\]")
 _RANK_PID = re.compile(r"\((?:pid:?|process ID:) (\d+)\)|\bpid[=:] ?(\d+)|by PID (\d+)")
 _KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")

@@ -1,0 +1,42 @@
+"""Facts of a job that blind reviewers of the thread found missing or wrong (December 6, third
+session): the node Slurm names when it cancels a job that no rank's line names; each rank's last step
+in one combined stream of many ranks, not only the ranks near its end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from denpex.core.models import Diagnosis
+from tests.knowledge.engine_support import write_log as _log
+
+Run = Callable[[Path], Diagnosis]
+
+
+def test_the_node_slurm_names_in_its_cancel_banner_is_the_jobs_node(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    folder = _log(
+        tmp_path,
+        "[2026-05-01 08:59:30,000] step 10 loss 2.0\n"
+        "slurmstepd: error: *** JOB 77 ON node-b17 CANCELLED AT 2026-05-01T09:00:00 DUE TO TIME LIMIT ***\n",
+    )
+    d = diagnose_dir(folder)
+    assert d.category == "scheduler_kill"
+    assert d.facts.nodes == ["node-b17"]
+    assert d.initiating.node == "node-b17"
+
+
+def test_every_ranks_last_step_in_a_long_combined_stream(diagnose_dir: Run, tmp_path: Path) -> None:
+    """8 ranks x 40 lines, one block after another (torchrun --tee into one file): rank 0's steps are
+    300 lines before the end."""
+    lines = ["[default0]:[rank0]: Initializing: world_size=8"]
+    for r in range(8):
+        lines += [
+            f"[default{r}]:[rank{r}]:[2026-05-01 08:00:{s:02d},000] [INFO] step {s} loss 2.0"
+            for s in range(40)
+        ]
+    lines.append("[default3]:[rank3]: ValueError: Loss is nan, stopping training")
+    d = diagnose_dir(_log(tmp_path, "\n".join(lines) + "\n"))
+    steps = {r.rank: r.last_step for r in d.facts.ranks}
+    assert all(steps.get(r) == 39 for r in range(8)), steps

@@ -200,3 +200,35 @@ def test_a_rank_files_own_earlier_time_is_not_marked(diagnose_dir: Run, tmp_path
     log = "2026-03-02 10:00:05,500 [rank2] INFO step 2/10\nValueError: Loss is nan, stopping training\n"
     d = diagnose_dir(_log(tmp_path, log, name="rank2.log"))
     assert d.initiating.time is not None and not d.initiating.time_borrowed
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # NCCL's own wording (already a communication error through its other WARN lines)
+        "node-7:88121:88402 [3] misc/socket.cc:484 NCCL WARN socketAccept: Call to accept failed : Too many open files\n"
+        "node-7:88121:88402 [3] NCCL INFO transport/net_socket.cc:337 -> 2\n",
+        # the Neuron collectives library (an NCCL fork) says CCOM where NCCL says NCCL
+        "2024-Feb-02 11:20:41.0117 77120:77188 [5] bootstrap.cc:106 CCOM WARN Call to accept failed : Too many open files\n"
+        "2024-Feb-02 11:20:41.0118 77120:77188 ERROR   ENC:ncclBootstrapRecv failed neuronBootstrapRecv request to NCCL\n",
+    ],
+)
+def test_open_file_limit_in_the_communicator_is_a_communication_error(
+    diagnose_dir: Run, tmp_path: Path, log: str
+) -> None:
+    """EMFILE on the collectives' sockets: every peer is a socket; `ulimit -n` decides it."""
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "nccl_comm_error"
+
+
+def test_open_mpi_daemons_that_cannot_decode_each_other_are_a_version_mismatch(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    log = (
+        "--------------------------------------------------------------------------\n"
+        "An internal error has occurred in ORTE:\n\n"
+        "[[4711,0],2] FORCE-TERMINATE AT Data unpack would read past end of buffer:-26 - error grpcomm_direct.c(359)\n"
+        "--------------------------------------------------------------------------\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"

@@ -24,6 +24,7 @@ from knowledge import (
     answer_mechanism,
     answer_more,
     answer_quote,
+    answer_rerun,
     answer_setting,
 )
 from knowledge.answer_facts import wait_text
@@ -91,7 +92,11 @@ def restart(c: Ctx, m: Match) -> Reply | None:
         facts += t.was_short(gib(v.numbers.oom[0].short_gib))
     if facts and ini is not None:  # the cause first: "rank 2 failed with a host out-of-memory kill"
         facts = t.restart_cause(ini.rank, t.category_words(v.category)) + facts
-    first_fix = c.entry.fix.steps[0] if safe is not True and c.entry.fix.steps else ""
+    steps = c.entry.fix.steps
+    change = (
+        "" if answer_rerun.capture_steps(c) else answer_rerun.change_step(c)
+    )  # the cause unseen: look first
+    first_fix = (change or steps[0]) if safe is not True and steps else ""
     action = " ".join(x for x in (text if facts else "", t.change_first(first_fix) if first_fix else "") if x)
     lead = t.restart_verdict(safe, facts.strip() or text)
     return reply("restart", lead, v.key_line(), action=action)
@@ -197,8 +202,12 @@ _RAM_ASKED = re.compile(r"\b(?:ram|host memory|system memory|oom[- ]?kill\w*|dme
 
 
 _REPRO = re.compile(r"\brepro(?:duce|ducing)?\b")
-#: a check command the entry itself says reproduces the failure (not one that runs the fixed job)
-_REPRODUCES = re.compile(r"\breproduc", re.I)
+#: a check command the entry itself says reproduces the failure, or a short relaunch with a debug
+#: switch that reports the cause (a desync check run before the fix names the mismatch); not one that
+#: only runs the fixed job
+_REPRODUCES = re.compile(
+    r"\breproduc|\b\w*(?:DEBUG|FAULTHANDLER)\w*=\S+.*\b(?:torchrun|deepspeed|srun|python)\b", re.I
+)
 
 
 def alternatives(c: Ctx, m: Match) -> Reply | None:

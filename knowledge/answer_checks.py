@@ -155,8 +155,8 @@ def timeout_help(c: Ctx, m: Match) -> Reply | None:
     if c.entry is not None and c.entry.id in SLOW_ENTRIES:
         return reply("timeout_help", tf.TIMEOUT_MAY_HELP.format(rank=ini.rank), c.view.key_line())
     desync = answer_code.desync_note(c)
-    if desync:
-        why = desync
+    if desync:  # no wait is long enough for a call the other ranks never make: the code must change
+        why = f"{desync} {tf.DESYNC_RECURS}"
     elif c.view.category in _COLLECTIVE and answer_silent.silent(ini):  # stuck, not gone: find out why
         what = ini.suspect or "went silent without an error of its own"
         why = f"{tf.TIMEOUT_STUCK.format(rank=ini.rank, what=what)} {answer_silent.next_steps(c, ini)}"

@@ -4,12 +4,15 @@ save_checkpoint, line 174").
 The code answer (`answer_code.where_in_code`) names the frame; asked what is *wrong* there, the
 reader wants the cause too, said first: the desync between the ranks' calls, or the entry's cause with
 how many copies this job's node held. Why: the frame alone repeats what the reader already pointed at.
+A rank killed with no traceback of its own gets the line another rank's traceback names, when every
+rank runs the same code there.
 """
 
 from __future__ import annotations
 
 import re
 
+from denpex.core.texts import followups_verdicts as tv
 from knowledge import answer_code, answer_mechanism
 from knowledge.answer_types import Ctx, Reply, first_sentence, reply
 from knowledge.intents import Match
@@ -24,6 +27,8 @@ WRONG = re.compile(
 def where_in_code(c: Ctx, m: Match) -> Reply | None:
     """The frame in the user's code; asked what is wrong there, the cause first."""
     base = answer_code.where_in_code(c, m)
+    if base is not None and (theirs := _from_others(c, m)) is not None:
+        return theirs
     if base is None or not WRONG.search(m.text):
         return base
     why = answer_code.desync_note(c) or _cause(c, base.lead)
@@ -33,6 +38,28 @@ def where_in_code(c: Ctx, m: Match) -> Reply | None:
     if line is not None and answer_mechanism.code_of(line) in why:  # no frame of its own: the line is it
         return reply("code", why, [line, *(x for x in base.lines if x != line)][:2])
     return reply("code", f"{why} {base.lead}", base.lines)
+
+
+#: asks for a line of the user's code ("which line in our code", "where in train.py"), not a log line
+_CODE_ASKED = re.compile(r"\b(?:our|my|your|the) (?:code|script)\b|\bin (?:the )?code\b|\.py\b")
+
+
+def _from_others(c: Ctx, m: Match) -> Reply | None:
+    """A rank killed without a traceback, in an entry where every rank runs the same copy-building
+    code: the line another rank's traceback names is the line (the killed rank ran it too). Why: "no
+    line of your code is named" sends the reader searching for a line the job's logs do show."""
+    r = c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
+    if (
+        r is None
+        or not _CODE_ASKED.search(m.text)
+        or not answer_mechanism.per_rank(c)
+        or answer_code.user_frame(c, r.rank) is not None
+    ):
+        return None
+    where, line = answer_mechanism.cause_sentence(c), answer_mechanism.cause_line(c)
+    if not where or line is None:
+        return None
+    return reply("code", tv.CODE_FROM_OTHERS.format(rank=r.rank, where=where), [line])
 
 
 def _cause(c: Ctx, said: str) -> str:

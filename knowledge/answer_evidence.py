@@ -52,7 +52,7 @@ def loss(c: Ctx, m: Match) -> Reply:
     series = max((_losses(c, r) for r in ranks), key=len, default=[])
     if not series:
         return reply("loss", tf.LOSS_NONE, c.view.key_line())
-    shown = series[-LOSS_SHOWN:]
+    shown = series[-(LOSS_CURVE if _CURVE.search(m.text) else LOSS_SHOWN) :]  # "the loss curve": all of it
     who = _who(c, ranks, series) or "the progress lines"
     values = ", ".join(v for _, v, _ in shown)
     lead = tf.LOSS_TREND.format(who=who, first=shown[0][0], last=shown[-1][0], values=values)
@@ -70,6 +70,15 @@ def loss(c: Ctx, m: Match) -> Reply:
         lead = f"{tf.LOSS_READS_LR if spiked else tf.LOSS_READS_DATA} {lead}"
     steps = _steps_asked(c, m) if _WHAT_NOW.search(m.text) or _LR_OR_DATA.search(m.text) else []
     return reply("loss", lead, lines, bullets=steps)
+
+
+#: asks for the whole series ("the loss curve for the review", "every logged loss"), not its last values
+_CURVE = re.compile(
+    r"\bcurve\b|\b(?:all|every|each) (?:the |of the )?(?:logged )?(?:loss(?:es)?|values?|steps?)\b"
+    r"|\b(?:full|whole|entire) (?:loss|series|history|run)\b|\bfrom (?:the )?start\b"
+)
+#: at most this many values of a whole series are listed
+LOSS_CURVE = 30
 
 
 #: a choice between the two usual causes of a NaN loss

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 
+from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
+from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
-from knowledge import answer_code, answer_mechanism, answer_where
+from knowledge import answer_code, answer_evidence, answer_mechanism, answer_rerun, answer_where
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.glossary import find
@@ -117,6 +119,35 @@ def overflow_check(c: Ctx, m: Match) -> Reply | None:
     return reply("alternatives", fact, c.view.key_line())
 
 
+#: "the diagnosis says X: does that fit this run?", "does that advice apply here?"
+FIT_Q = re.compile(
+    r"\b(?:does|do|would|will) (?:that|this|it|the (?:advice|fix|suggestion|diagnosis))\b[^?]{0,30}?"
+    r"\b(?:fit|apply|make sense|hold|match)\b[^?]{0,20}\b(?:run|job|here|case)\b"
+)
+#: a fix step that hunts the one batch (or op) that made the NaN
+_BATCH_HUNT = re.compile(r"\bbatch\b|\bsample indices\b|detect_anomaly", re.IGNORECASE)
+
+
+def advice_fit(c: Ctx, m: Match) -> Reply | None:
+    """ "The diagnosis says resume from before the loss rose: does that fit this run?": the advice held
+    against this job's facts. A NaN with no rise before it does not fit the learning-rate advice: the
+    steps that find the batch come instead. Why: the entry's first step assumes its usual story, and
+    the asker wants to know whether this run is that story before acting on it."""
+    if not FIT_Q.search(m.text) or c.entry is None or (ini := c.view.initiating) is None:
+        return None
+    verify = c.d.verify or c.entry.verify
+    if c.view.category == "nan_divergence":
+        trend = answer_evidence.loss(c, m)
+        if tf.LOSS_SPIKE.split("{", 1)[0] not in trend.lead:  # the loss did not climb before the NaN
+            hunt = " ".join(s for s in c.entry.fix.steps if _BATCH_HUNT.search(s))
+            lead = tv.FIT_NO_RISE.format(trend=trend.lead, rank=ini.rank, steps=hunt)
+            step = max((r.last_step for r in c.view.ranks.values() if r.last_step is not None), default=None)
+            check = tv.FIT_VERIFY.format(step=step) if step is not None else ""
+            return reply("fix", f"{lead} {check}".strip(), trend.lines, code=verify)
+    said, shown = answer_rerun.before_rerun(c, m)
+    return reply("fix", tv.FIT_JOB.format(said=said), shown, code=verify) if said else None
+
+
 def fitted(c: Ctx, m: Match) -> tuple[str, str]:
     """A sentence and a command fitted to what the fix question asks ("" each when it asks nothing
     these facts answer)."""
@@ -140,9 +171,11 @@ def fitted(c: Ctx, m: Match) -> tuple[str, str]:
 
 __all__ = [
     "BATCH_Q",
+    "FIT_Q",
     "FP16_Q",
     "GREP_Q",
     "NUMBER_Q",
+    "advice_fit",
     "batch_step",
     "fitted",
     "fp16_fact",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
+from denpex.core.texts import followups_review as tr
 from denpex.core.texts import slack as t
 from knowledge.answer_types import Ctx, Reply, at, ref, reply, when
 from knowledge.answer_types import rank_list as rl
@@ -161,6 +162,37 @@ def limit_check(c: Ctx, m: Match) -> Reply | None:
     return reply("command", f"{tj.LIMIT_UNKNOWN} `{code}`. {end_sentence(end)}", [end.line])
 
 
+#: asks about Slurm's STEP line, or the JOB line against it ("JOB 991 vs STEP 991.0", "what's a job step")
+_STEP_Q = re.compile(
+    r"\bstep \d+\.\d+\b|\bjob ?steps?\b|\bstep (?:line|vs|versus)\b|\bjob (?:line )?(?:vs|versus|and) step\b"
+)
+
+
+def job_and_step(c: Ctx, m: Match) -> Reply | None:
+    """ "What's the difference between the JOB 991 and STEP 991.0 lines?": the job against its step,
+    the one event both print; None unless the scheduler's lines include a STEP's."""
+    if not _STEP_Q.search(m.text):
+        return None
+    pool = [*c.view.evidence, *(ln for tl in c.d.tails for ln in tl.lines)]
+    ends = [(e, ln) for ln in pool if (e := _SLURM_END.search(ln.text)) is not None]
+    job = next(((e, ln) for e, ln in ends if "*** JOB " in ln.text), None)
+    step = next(((e, ln) for e, ln in ends if "*** STEP " in ln.text), None)
+    if job is None or step is None:
+        return None
+    reason = (job[0].group(4) or "").strip().lower()
+    what = f"CANCELLED, due to {reason}" if reason else "CANCELLED"
+    refs = f"{ref(job[1])}, {ref(step[1])}"
+    lead = tr.JOB_AND_STEP.format(
+        job=job[0].group(1),
+        step=step[0].group(1),
+        what=what,
+        node=job[0].group(2),
+        at=job[0].group(3),
+        refs=refs,
+    )
+    return reply("which_rank", lead, [job[1], step[1]])
+
+
 def _no_worker(c: Ctx, intent: str) -> Reply:
     what = t.category_words(c.view.category)
     line = c.view.evidence[0] if c.view.evidence else None
@@ -191,6 +223,7 @@ def signal_source(c: Ctx) -> str:
 __all__ = [
     "SchedulerEnd",
     "end_sentence",
+    "job_and_step",
     "last_progress",
     "length",
     "limit_check",

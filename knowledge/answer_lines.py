@@ -10,6 +10,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import slack as t
+from knowledge.answer_job import scheduler_end
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -94,6 +95,9 @@ def node(c: Ctx, m: Match) -> Reply | None:
         return reply("node", t.NO_NODE.format(node=named, nodes=nodes), known=False)
     ranks = [r for r in c.view.ranks.values() if r.node == name]
     lines = c.d.nodes.get(name, [])[-TAIL_LINES:]
+    end = scheduler_end(c)
+    if not ranks and not lines and end is not None and end.node == name:
+        return None  # only the scheduler's banner names it ("JOB 991 ON gpu-01 …"): that line is the answer
     failed = [f"rank {r.rank} {r.role}" for r in ranks if r.role in ("initiating", "collateral")]
     return reply("node", t.on_node(name, rl(ranks), failed[:4], bool(lines)), lines)
 

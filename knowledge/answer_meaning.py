@@ -15,10 +15,11 @@ from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_meaning as tm
-from knowledge import answer_advice, answer_facts, answer_memory
-from knowledge.answer_types import Ctx, Reply, reply
+from knowledge import answer_advice, answer_facts, answer_launcher, answer_memory
+from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.glossary import find
 from knowledge.intents import Match, named_ranks
+from knowledge.jobfacts_answers import launcher_exits
 
 #: an ask for what something means ("what does X mean", "whats 'X' mean", "not sure what X means",
 #: "what's a segfault"), as opposed to what happened or what to do
@@ -54,6 +55,8 @@ def meaning(c: Ctx, m: Match) -> Reply | None:
     ask is no meaning ask or names nothing of this job (a term elsewhere is `explain`'s)."""
     if not ASKS_MEANING.search(m.text):
         return None
+    if (exited := _exit_here(c, m)) is not None:
+        return exited  # "what does exitcode -11 mean, which process": the signal, then whose process
     said = _kind_meaning(c, m)
     if said is None:
         return _term_here(c, m)
@@ -127,6 +130,38 @@ def _term_here(c: Ctx, m: Match) -> Reply | None:
         lines=[*lines, *(ln for ln in term.lines if ln not in lines)],
         material=[*term.material, facts],
     )
+
+
+#: an exit code quoted in the ask ("exitcode -11", "exit code: 137", "rc=-15")
+_EXIT_CODE = re.compile(r"\b(?:exit ?(?:code|status)?|rc)\s*[:=]?\s*(-?\d{1,3})\b")
+
+
+def _exit_here(c: Ctx, m: Match) -> Reply | None:
+    """An exit code the launcher's summary holds: what it means (the signal), then whose process
+    exited with it and how the others ended; None when no rank of this job exited with that code."""
+    if (asked := _EXIT_CODE.search(m.text)) is None:
+        return None
+    code = int(asked.group(1))
+    exits = launcher_exits(c.d)
+    hit = [e for e in exits if e.code == code]
+    if not hit:
+        return None
+    term = answer_advice.explain(c, m)
+    signal = f" ({hit[0].signal})" if hit[0].signal else ""
+    said = term.lead if term is not None else ""
+    if not said and code < 0:
+        said = tm.EXIT_SIGNAL.format(code=code, num=-code, signal=signal)
+    who = ", ".join(
+        tm.EXITED_WHO.format(rank=e.rank, pid=e.pid)
+        if e.pid is not None
+        else tm.EXITED_WHO_NO_PID.format(rank=e.rank)
+        for e in hit
+    )
+    here = tm.EXITED_HERE.format(who=who, code=code, signal=signal, ref=ref(hit[0].line))
+    rest = [e for e in exits if e.code != code]
+    others = tm.EXITED_OTHERS.format(rows="; ".join(answer_launcher.row(e) for e in rest)) if rest else ""
+    lead = " ".join(x for x in (said, here, others) if x)
+    return reply("explain", lead, [e.line for e in hit])
 
 
 #: the answers that retell who failed first, when and with what: the meaning's "Here:" already did

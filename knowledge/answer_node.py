@@ -14,7 +14,15 @@ from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
-from knowledge import answer_advice, answer_checks, answer_code, answer_job, answer_mechanism, answer_more
+from knowledge import (
+    answer_advice,
+    answer_checks,
+    answer_code,
+    answer_job,
+    answer_mechanism,
+    answer_more,
+    answer_rerun,
+)
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.evidence_numbers import xid as parse_xid
 from knowledge.intents import Match
@@ -64,6 +72,8 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
     if not note and ini is not None and f"rank {ini.rank}" not in base.lead.lower():
         note = tf.started_here(ini.rank, t.category_words(c.view.category), "")  # "a gloo bug?": who began
     kernel = tf.NO_KERNEL_FAULT.format(rank=ini.rank) if ini is not None else ""
+    if ini is not None and ini.node:  # "which box is that on and is the gpu bad": the node, named
+        kernel = tv.NO_KERNEL_FAULT_ON.format(rank=ini.rank, node=ini.node)
     if answer_job.no_worker_started(c):  # "is it my code?": it never ran
         kernel = tf.NO_WORKER_RAN
     copies = answer_mechanism.copies(c)  # not the node: it was asked to hold a copy per rank
@@ -71,7 +81,9 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
         base = replace(base, lead=tv.NOT_HARDWARE.format(what=t.category_words(c.view.category)))
         base = replace(base, lead=f"{version} {base.lead}".strip())
     lead = " ".join(x for x in (_no_drain(c, m), base.lead, collateral, note, kernel, copies) if x)
-    return reply("hardware", lead, base.lines, action=base.action)
+    rerun, shown = answer_rerun.before_rerun(c, m, lead)  # what to change (or grab) before the rerun
+    lead = f"{lead} {rerun}".strip()
+    return reply("hardware", lead, [*base.lines, *shown], action=base.action)
 
 
 #: "do I drain it?", "take the node out?", "cordon it?"

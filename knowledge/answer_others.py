@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 
 from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
+from denpex.core.texts import followups_review as tr
 from denpex.core.texts import slack as t
+from knowledge import answer_code
 from knowledge.answer_types import Ctx, Reply, rank_list, ref, reply
 from knowledge.answer_where import strip_prefix
 from knowledge.intents import Match, named_ranks
@@ -28,6 +31,9 @@ ASKS_OTHERS = re.compile(
     r"|\bdid (?:ranks? )?(?P<did>" + _LIST + r") (?:also |too |as well |both |all )*"
     r"(?:see|get|hit|have|log|print|throw|show|raise)\b"
     r"|\b(?:table|summary) says (?:ranks? )?(?P<table>" + _LIST + r")\b"
+    # "what were ranks 0, 1 and 3 doing at that point?", "what were the others doing then?"
+    r"|\bwhat were (?:all )?(?:the )?(?:other ranks|others|rest|ranks (?P<doing>" + _LIST + r"))"
+    r" (?:\w+ )?doing\b"
 )
 #: what may come before the ask: nothing, an opener, or the end of an earlier sentence ("…? and the
 #: others?"); "what step was it on, and the others —" asks the step first, and the step answer answers it
@@ -47,8 +53,10 @@ def others(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if asked is None or not _OPENS.search(m.text[: asked.start()]) or ini is None or ini.first_line is None:
         return None
-    listed = asked.group("about") or asked.group("did") or asked.group("table")
-    if listed and not re.search(r"\bother|\brest\b", m.text):
+    listed = asked.group("about") or asked.group("did") or asked.group("table") or asked.group("doing")
+    if asked.group("doing") and ini.rank in named_ranks(m.text):
+        return None  # "what were ranks 0-2 doing vs rank 3": the comparison is the activity answer's
+    if asked.group("doing") or (listed and not re.search(r"\bother|\brest\b", m.text)):
         wanted = list(named_ranks(f"ranks {listed.replace('/', ',')}"))
     else:
         wanted = [r.rank for r in c.view.ranks.values() if r.rank != ini.rank]
@@ -59,6 +67,8 @@ def others(c: Ctx, m: Match) -> Reply | None:
     if not said:
         return None
     lead = " ".join(said)
+    if "doing" in asked.group(0) and (calls := _calls(c, ranks)):
+        lead += " " + calls  # "what were they doing": the collective their tracebacks stop in
     if _ALSO.search(m.text):
         lead = f"{tff.OTHERS_NOT_SAME.format(rank=ini.rank)} {lead}"
     told = tff.OTHERS_SOURCE if any(r.role == "collateral" for r in ranks) else tff.OTHERS_STARTED
@@ -98,6 +108,16 @@ def _groups(ranks: list[RankView], backend: bool) -> tuple[list[str], list[Evide
             echo = tff.OTHERS_WATCHDOG
         said.append(tff.OTHERS_OWN.format(who=who, their=their, text=text, ref=ref(line), echo=echo))
     return said, shown
+
+
+def _calls(c: Ctx, ranks: list[RankView]) -> str:
+    """The collective each rank's traceback stops in, by collective ("ranks 1,3 in `all_reduce` …")."""
+    by_op: dict[tuple[str, str], list[int]] = {}
+    for r in ranks:
+        if (got := answer_code.collective_of(c, r.rank)) is not None:
+            by_op.setdefault(got, []).append(r.rank)
+    rows = [tf.collective_row(rank_list(nums), op, where) for (op, where), nums in by_op.items()]
+    return tr.IN_CALLS.format(rows="; ".join(rows)) if rows else ""
 
 
 def _kind(r: RankView) -> str:

@@ -29,6 +29,7 @@ from knowledge import (
     answer_more,
     answer_node,
     answer_quote,
+    answer_rerun,
     answer_silent,
     answer_where,
 )
@@ -291,6 +292,8 @@ def restart(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if base is not None and base.lead.startswith("Not as is") and (where := answer_mechanism.in_code(c)):
         base = replace(base, lead=f"{base.lead} {where}")  # what has to change: this job's line that does it
+    if base is not None and not base.lead.startswith("Yes") and not answer_advice.xid_lines(c):
+        base = answer_rerun.with_rerun(c, m, base)  # what to change (or grab) before it goes back on
     if (
         base is not None and answer_fixfit.BATCH_Q.search(m.text) and c.d.fix_snippet
     ):  # "relaunch, same batch"
@@ -298,6 +301,7 @@ def restart(c: Ctx, m: Match) -> Reply | None:
         base = replace(base, lead=f"{base.lead} {step}".strip(), code=c.d.fix_snippet)
     if base is not None and answer_facts.no_worker_started(c):  # "any training lost? can I resume?"
         first = tf.NOTHING_TO_RESUME if _RESUME.search(m.text) else tj.NOTHING_LOST
+        first = answer_rerun.nothing_left(c, m) if answer_rerun.LEFTOVER_Q.search(m.text) else first
         lead = f"{first} {base.lead}"
         return reply("restart", lead, base.lines, bullets=base.bullets, action=base.action, code=base.code)
     if base is None or not _RESUME.search(m.text):
@@ -319,6 +323,8 @@ def _restart(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if base is not None and c.view.category == "gpu_hardware_xid" and ini is not None and ini.node:
         return replace(base, lead=f"{base.lead} {tf.XID_ELSEWHERE.format(node=ini.node)}")
+    if base is not None and base.lead.startswith("Not as is") and (note := answer_code.desync_note(c)):
+        return replace(base, lead=f"{base.lead} {note} {tf.DESYNC_RECURS}")  # the calls that differ
     if base is None or ini is None or not base.lead.startswith("Maybe"):
         return base
     step = f" at step {ini.last_step}" if ini.last_step is not None else ""
@@ -327,7 +333,7 @@ def _restart(c: Ctx, m: Match) -> Reply | None:
     if note:  # the tracebacks show the cause: different calls in the code, not chance
         note = f"{note} {tf.DESYNC_RECURS}"
     steps = c.debug.get(c.view.category) or c.debug.get("default") or []
-    if answer_silent.silent(ini) and steps:  # a rank that stalled without an error: restart blind, it hangs
+    if answer_silent.silent(ini) and steps and not answer_rerun.capture_steps(c):  # restart blind: it hangs
         note = f"{note} {tf.INVESTIGATE_FIRST.format(rank=ini.rank, step=steps[0])}".strip()
     return reply("restart", f"{lead} {note}" if note else lead, base.lines, action=base.action)
 

@@ -28,6 +28,9 @@ LAST_Q = re.compile(
 WAITED_Q = re.compile(
     r"\b(?:other|others|rest)\b[^?]{0,40}\b(?:sit|sat|sitting|wait\w*|hang|hung|ages|so long|forever|a while"
     r"|long time|take so long|took so long)\b"
+    # "why do all the other 7 ranks have watchdog errors at 03:24?": the timeout they waited out
+    r"|\bwhy (?:do|did|does|are|were) (?:all )?(?:the )?(?:other|others|rest)\b[^?]{0,40}"
+    r"\b(?:watchdog|time ?outs?|timed out|timing out)\b"
 )
 #: asks whether one rank's memory stood apart from the others'
 MEMORY_Q = re.compile(

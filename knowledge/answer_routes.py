@@ -22,6 +22,7 @@ from knowledge import (
     answer_fixfit,
     answer_guesses,
     answer_history,
+    answer_job,
     answer_lines,
     answer_lost,
     answer_mechanism,
@@ -32,9 +33,13 @@ from knowledge import (
     answer_pid,
     answer_premise,
     answer_quote,
+    answer_rerun,
+    answer_said_where,
+    answer_silent,
     answer_story,
     answer_time_limit,
     answer_whatif,
+    answer_xid_facts,
 )
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.intents import Match
@@ -151,9 +156,15 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_evidence.sigkill_check, True),  # "'killed by signal: Killed' -- a sigkill?": who sent it
     (answer_guesses.hang_guess, False),  # "it was hang maybe?": checked first
     (answer_guesses.allocator_try, False),  # "cant we just set expandable_segments?"
+    (answer_xid_facts.xid_facts, False),  # "how do we know the Xid is rank 5's GPU? earlier Xids?"
+    (answer_said_where.where_said, False),  # "where does it say the disk is full?": the lines, the check
+    (answer_job.job_and_step, False),  # "JOB 991 vs STEP 991.0 lines?": the job, its step, one event
+    (answer_silent.own_output, False),  # "anything in rank 3's stderr?": what the silent rank wrote
     (answer_ending.ending, False),  # "last step on each rank and when", "quote rank 5's own error"
     (answer_pace.pace, False),  # "was step 2000 slower?": the step lines' times
     (_crashed_library, False),  # "do we know which library crashed": a native frame, or how to get one
     (answer_fixfit.overflow_check, False),  # "is it fp16 overflow?": any loss-scaling line, and the failure
+    (answer_fixfit.advice_fit, False),  # "the diagnosis says X: does that fit this run?": held to its facts
+    (answer_rerun.leftover, False),  # "anything left to kill before i relaunch?": no worker ever started
     (answer_lost.lost, False),  # "how much do we lose": the last step reached against the last save
 )

@@ -11,9 +11,13 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_job as tj
+from denpex.core.texts import followups_review as tr
 from knowledge import answer_more
-from knowledge.answer_types import Ctx, at, ref
+from knowledge.answer_types import Ctx, Reply, at, rank_lines, ref, reply
+from knowledge.answer_types import rank_list as rl
+from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, launcher_exits
+from knowledge.lines import parse_timestamp
 
 #: a rank's only line is the launcher's stop (SIGTERM), not an error of its own
 _STOPPED = re.compile(r"SIGTERM|Signal 15|exitcode ?: ?-15")
@@ -50,4 +54,47 @@ def next_steps(c: Ctx, r: RankView) -> str:
     return tj.SILENT_NEXT.format(pid=pid, node=node)
 
 
-__all__ = ["next_steps", "quiet", "silent"]
+#: asks whether a rank wrote anything ("anything in its stderr?", "any log from rank 3 at all?")
+ASKS_OUTPUT = re.compile(
+    r"\bstd ?err\b"
+    r"|\bany (?:log|logs|output|lines?|error|traceback)s? (?:at all |\w+ ){0,2}?(?:from|of|by|in)\b"
+    r"|\b(?:log|logs|output|lines?) (?:from|of|by) (?:rank \d+|it|r\d+) at all\b"
+    r"|\bdid (?:rank \d+|it|r\d+) (?:log|print|write|say|output) anything\b"
+    r"|\banything (?:in|from) (?:its|rank \d+'?s?) (?:log|logs|output|err\w*)\b"
+)
+
+
+def own_output(c: Ctx, m: Match) -> Reply | None:
+    """ "Is there anything in rank 3's stderr?", "any log from rank 3 at all?": for the silent rank,
+    what it did write (its files, its last line) and that no error or traceback of it was kept, set
+    against the others' stderr; the ranks with an error of their own are answered by their lines."""
+    if not ASKS_OUTPUT.search(m.text):
+        return None
+    r = c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
+    if r is None or not (silent(r) or r.role == "healthy"):
+        return None
+    own = rank_lines(c, r.rank)
+    logs = {tl.source for tl in c.d.tails if tl.rank == r.rank}  # its own log files, not a trace dump
+    if not own:
+        return None
+    src, lines = max(own.items(), key=lambda kv: (kv[0] in logs, len(kv[1])))
+    last = lines[-1]
+    stamp = parse_timestamp(last.text)
+    iso = stamp.iso() if stamp is not None and not stamp.relative else None
+    when = iso.replace("T", " ")[:19] + " UTC" if iso else "the end of its log"
+    lead = tr.OWN_OUTPUT.format(
+        rank=r.rank, count=len(lines), where=src, at=when, ref=ref(last), text=last.text.strip()[:160]
+    )
+    errs = [tl for tl in c.d.tails if tl.rank is not None and tl.rank != r.rank and "err" in tl.source]
+    shown = [last]
+    if errs and not any("err" in s for s in own):
+        tail = errs[0].lines[-1] if errs[0].lines else None
+        others = rl(sorted({tl.rank for tl in errs if tl.rank is not None}))
+        lead += " " + tr.NO_STDERR.format(rank=r.rank, others=others, ref=ref(tail) or errs[0].source)
+        shown += [tail] if tail is not None else []
+    else:
+        lead += " " + tr.NO_ERROR_LINES.format(rank=r.rank)
+    return reply("show_lines", f"{lead} {next_steps(c, r)}", shown)
+
+
+__all__ = ["next_steps", "own_output", "quiet", "silent"]

@@ -12,12 +12,21 @@ lost ("… and how much do we lose"), which is added after the verdict.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from denpex.core.texts import followups_whatif as tw
 from denpex.core.texts import slack as t
-from knowledge import answer_advice, answer_checks, answer_code, answer_lost, answer_overview, answer_silent
+from knowledge import (
+    answer_advice,
+    answer_asks,
+    answer_checks,
+    answer_code,
+    answer_lost,
+    answer_overview,
+    answer_silent,
+)
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
-from knowledge.answer_whatif_levers import lever
+from knowledge.answer_whatif_levers import lever, lever_name, levers
 from knowledge.answer_whatif_memory import batch, host_ram
 from knowledge.evidence_numbers import watchdog
 from knowledge.intents import Match
@@ -59,7 +68,7 @@ def what_if(c: Ctx, m: Match) -> Reply | None:
     if TIMEOUT_Q.search(text):
         got = timeout(c)
     elif handler is not None and (ASKS_IF.search(text) or HELPS_Q.search(text)):
-        got = handler(c, m)
+        got = _each_lever(c, m, text)
     elif not ASKS_IF.search(text):
         return None
     elif AGAIN_Q.search(text):
@@ -79,6 +88,22 @@ def what_if(c: Ctx, m: Match) -> Reply | None:
     if lost is None:
         return None
     return reply("whatif", f"{got.lead} {lost.lead}", [*got.lines, *lost.lines], action=got.action)
+
+
+def _each_lever(c: Ctx, m: Match, text: str) -> Reply | None:
+    """Each lever the question names answered in turn ("fewer workers or a bigger /dev/shm?"), a
+    sentence two of them share said once."""
+    got = [(handler, r) for handler in levers(text) if (r := handler(c, m)) is not None]
+    if len(got) < 2:
+        return got[0][1] if got else None
+    named = [
+        replace(r, lead=tw.LEVER_NAMED.format(name=lever_name(h), answer=r.lead[:1].lower() + r.lead[1:]))
+        for h, r in got
+    ]
+    out = named[0]
+    for more in named[1:]:
+        out = answer_asks.add(out, text, more)
+    return out
 
 
 def _after_verdict(text: str) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from denpex.core.texts import followups_whatif as tw
 from denpex.core.texts import slack as t
+from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, gib, ref, reply
 from knowledge.answer_whatif_memory import copies, doing_note, lasting_fix, rss_note
 from knowledge.intents import Match
@@ -44,16 +45,36 @@ _HOST = frozenset({"host_oom", "cpu_oom_checkpoint", "dataloader_worker_killed"}
 
 
 def lever(text: str) -> Callable[[Ctx, Match], Reply | None] | None:
-    """The lever a what-if question weighs, if it is one of these."""
-    for pattern, handler in (
-        (SHM_Q, shm),
-        (WORKERS_Q, workers),
-        (PRECISION_Q, precision),
-        (SCALE_Q, scale),
-    ):
-        if pattern.search(text):
-            return handler
-    return None
+    """The lever a what-if question weighs, if it is one of these (the first it names)."""
+    named = levers(text)
+    return named[0] if named else None
+
+
+def lever_name(handler: Callable[[Ctx, Match], Reply | None]) -> str:
+    """The lever's name, to say which answer is whose when a question weighs two."""
+    names: dict[Callable[[Ctx, Match], Reply | None], str] = {
+        shm: tw.NAME_SHM,
+        workers: tw.NAME_WORKERS,
+        precision: tw.NAME_PRECISION,
+        scale: tw.NAME_SCALE,
+    }
+    return names.get(handler, "")
+
+
+def levers(text: str) -> list[Callable[[Ctx, Match], Reply | None]]:
+    """Every lever the question weighs, in the order it names them ("fewer workers or a bigger
+    /dev/shm?" is two questions, each answered)."""
+    found = [
+        (hit.start(), handler)
+        for pattern, handler in (
+            (SHM_Q, shm),
+            (WORKERS_Q, workers),
+            (PRECISION_Q, precision),
+            (SCALE_Q, scale),
+        )
+        if (hit := pattern.search(text)) is not None
+    ]
+    return [handler for _, handler in sorted(found, key=lambda x: x[0])]
 
 
 def _not_this(c: Ctx, lever_words: str) -> Reply:
@@ -87,7 +108,8 @@ def precision(c: Ctx, m: Match) -> Reply | None:
         return _not_this(c, "the training precision") if cat == "scheduler_kill" else None
     figures = _oom_figures(c)
     if cat == "gpu_oom" and figures is not None:
-        return reply("whatif", tw.PRECISION_GPU.format(rank=ini.rank, **figures), c.view.key_line())
+        lead = f"{tw.PRECISION_GPU.format(rank=ini.rank, **figures)} {already_on(c)}"
+        return reply("whatif", lead, c.view.key_line())
     if cat in ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint"):
         zero3 = tw.PRECISION_ZERO3 if c.entry is not None and "zero3" in c.entry.id else ""
         lead = tw.PRECISION_SAVE.format(
@@ -107,6 +129,23 @@ def precision(c: Ctx, m: Match) -> Reply | None:
     if "oom" in cat or cat in _HOST:
         return None
     return _not_this(c, "the training precision")
+
+
+#: a kept line that shows a memory-saving setting on ("bf16.enabled=true", "gradient_checkpointing: true")
+_ON = re.compile(
+    r"\b(bf16|fp16|gradient_checkpointing|activation_checkpointing)[\w.]*[\"']?\s*[=:]\s*[\"']?(?:true|1|enabled)\b",
+    re.IGNORECASE,
+)
+
+
+def already_on(c: Ctx) -> str:
+    """Whether the job's lines show bf16 or activation checkpointing already on (then it is no lever
+    left); when no kept line shows the setting, where its value is printed. Why: "would bf16 have
+    avoided it?" is often asked of a run that already used it."""
+    for ln in pool(c):
+        if (on := _ON.search(ln.text)) is not None:
+            return tw.ALREADY_ON.format(name=on.group(1), ref=ref(ln))
+    return tw.ALREADY_UNSEEN
 
 
 def scale(c: Ctx, m: Match) -> Reply | None:
@@ -190,4 +229,4 @@ def _at(rss: str) -> str:
     return f" at{rss}" if rss else ""
 
 
-__all__ = ["lever", "precision", "scale", "shm", "workers"]
+__all__ = ["already_on", "lever", "lever_name", "levers", "precision", "scale", "shm", "workers"]

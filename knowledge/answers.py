@@ -24,12 +24,15 @@ from knowledge import (
     answer_cause,
     answer_challenge,
     answer_checks,
+    answer_cost,
+    answer_decide,
     answer_doubt,
     answer_doubt_anyway,
     answer_doubt_exit,
     answer_doubt_owner,
     answer_doubt_quote,
     answer_doubt_said,
+    answer_fixfit,
     answer_lines,
     answer_meaning,
     answer_more,
@@ -129,6 +132,12 @@ class Answerer:
                 continue  # "how much more" after the limit: more time, which the limit's answer says
             if answer_meaning.restates(first, later, part):
                 continue  # "what's a segfault and why is it not a python error": the meaning says why
+            if (
+                first.intent == "fix"
+                and later.intent in ("fix", "verify")
+                and answer_fixfit.FIT_Q.search(parts[0])
+            ):
+                continue  # "does that fit this run? what would you change?": the fit says both
             if later.intent == "help":  # "… which layer made the inf? how do i find out": the message says
                 whole = self.asked(question)
                 if whole.intent == first.intent and routes.HOW_SO.search(part):
@@ -174,6 +183,8 @@ class Answerer:
         got = self._with_doing(self.answer_one(question), text)
         if (room := answer_more.headroom(self.ctx, text)) and room.lower() not in answer_asks.said(got):
             got = answer_asks.with_lead(got, room, [])  # "and how do we check the box has headroom"
+        if (spent := answer_cost.cost(self.ctx, text)) and "gpu-hours" not in answer_asks.said(got):
+            got = answer_cost.with_cost(got, spent)  # "how many GPU-hours did they burn waiting?"
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
         verdict = answer_checks.culprit_verdict(self.ctx, self.matcher.match(text, nodes))
         said, shown = answer_doubt.evidence(self.ctx, text, which=not verdict)
@@ -198,6 +209,7 @@ class Answerer:
             got = answer_asks.with_lead(
                 got, said, shown
             )  # "which rank … and around which step": the step too
+        got = answer_decide.decided(self.ctx, self.matcher.match(text, nodes), got)  # "… drain or rerun?"
         if got.intent != "memory" or not routes.WHY_MECHANISM.search(text):
             return got
         cause = answer_overview.rank_why(self.ctx, self.matcher.match(text, nodes))
@@ -266,7 +278,9 @@ class Answerer:
             if score < MIN_SCORE:
                 break
             if intent in routes.NODE_FIRST and m.node in nodes and m.rank is None:
-                intent = "node"  # "which ranks were on gpu-02?", "show gpu-02's lines": that node's facts
+                on_node = answer_lines.node(self.ctx, m)  # "which ranks were on gpu-02?": that node's facts
+                if on_node is not None:
+                    return on_node  # a node only the scheduler's banner names: the intent's own answer
             reply = routes.HANDLERS[intent](self.ctx, m)
             if reply is not None:
                 return reply

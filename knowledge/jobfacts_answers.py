@@ -88,6 +88,27 @@ class JobView:
         return line if line is not None and r.role == "initiating" and written_by(line, r) else None
 
 
+#: a traceback frame in the user's own code (not an installed package's)
+_USER_FRAME = re.compile(r'File "(?![^"]*(?:site|dist)-packages)[^"]+\.py", line \d+, in \w+')
+#: a traceback frame of an installed package
+_LIBRARY_FRAME = re.compile(r'File "[^"]*(?:site|dist)-packages/[^"]+", line \d+, in \w+')
+
+
+def _user_frame(phase: EvidenceLine | None, evidence: list[EvidenceLine]) -> EvidenceLine | None:
+    """The phase line, or, when the engine found the phase in a library's frame, the user's own frame
+    of the same traceback that called into it ("train.py line 174, in save_checkpoint" over torch's
+    `_gather_state_dict`): the line that shows the phase in the reader's code, which "which line"
+    asks for."""
+    if phase is None or not _LIBRARY_FRAME.search(phase.text):
+        return phase
+    outer = [
+        ln
+        for ln in evidence
+        if ln.source == phase.source and ln.line < phase.line and _USER_FRAME.search(ln.text)
+    ]
+    return max(outer, key=lambda ln: ln.line) if outer else phase
+
+
 def seconds_between(a: str | None, b: str | None) -> float | None:
     """Seconds from ISO time `a` to `b` (None when either is missing or not a wall-clock time)."""
     if not a or not b or a.startswith("+") or b.startswith("+"):
@@ -132,7 +153,7 @@ def build(d: Diagnosis) -> JobView:
         ranks=ranks,
         alternatives=alts,
         evidence=list(ini.evidence),
-        phase_line=ini.phase_evidence,
+        phase_line=_user_frame(ini.phase_evidence, ini.evidence),
         numbers=num.read(ln.text for ln in ini.evidence),
     )
 

@@ -84,6 +84,11 @@ class Marker(BaseModel):
         "the numbered tail of each source gives the exact lines near its end",
     )
     source: str = Field(min_length=3, description="the code or thread that prints the line")
+    decides: bool = Field(
+        default=False,
+        description="a frame that decides the phase wherever it sits in its traceback: an outer call that "
+        "says what the inner frames were for (a `state_dict` taken to sync weights, not to save)",
+    )
 
     _v_phase = field_validator("phase", "after")(_known_phase)
 
@@ -130,6 +135,8 @@ class PhaseFact:
     text: str
     marker: str
     stamp: Stamp | None = None
+    #: a deciding frame said it (what the whole traceback was for): an entry of another phase is out
+    decided: bool = False
 
 
 class TailMarkers:
@@ -261,7 +268,7 @@ class PhaseReader:
 
     def _fact(self, source: int, mark: PhaseMark, phase: str | None = None) -> PhaseFact:
         m = self.markers[mark.marker]
-        return PhaseFact(phase or m.phase, source, mark.line, mark.text, m.id, mark.stamp)
+        return PhaseFact(phase or m.phase, source, mark.line, mark.text, m.id, mark.stamp, m.decides)
 
     def at(self, source: int, line: int, rank: int | None, when: float | None) -> PhaseFact | None:
         """The phase of line `line` of source `source` (written by `rank`, at epoch `when` if known)."""
@@ -280,6 +287,7 @@ class PhaseReader:
 
     def _frame(self, source: int, marks: list[PhaseMark], line: int, rank: int | None) -> PhaseFact | None:
         best: PhaseMark | None = None
+        deciding: PhaseMark | None = None
         for m in marks:
             if m.line > line + FRAME_AFTER:
                 break
@@ -289,7 +297,10 @@ class PhaseReader:
                 and _compatible(m, rank)
             ):
                 best = m  # the innermost (latest) frame of the traceback
-        return self._fact(source, best) if best is not None else None
+                if self.markers[m.marker].decides:
+                    deciding = m
+        chosen = deciding or best
+        return self._fact(source, chosen) if chosen is not None else None
 
     def _state(self, source: int, marks: list[PhaseMark], line: int, rank: int | None) -> PhaseFact | None:
         for m in reversed(marks):

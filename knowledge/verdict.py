@@ -100,7 +100,7 @@ def _phase_bonus(entry: Entry, phase: PhaseFact | None) -> float | None:
         return 0.0
     if phase.phase in entry.phases:
         return PHASE_MATCH
-    return None if entry.phase_only else -PHASE_MISMATCH
+    return None if entry.phase_only or phase.decided else -PHASE_MISMATCH
 
 
 def _near(sorted_lines: list[int], line: int, window: int) -> bool:

@@ -232,3 +232,36 @@ def test_open_mpi_daemons_that_cannot_decode_each_other_are_a_version_mismatch(
     )
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category == "env_version_mismatch"
+
+
+def _state_dict_oom(outer: str) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/rl/trainer.py", line 310, in fit\n'
+        f"    self.{outer}()\n"
+        f'  File "/srv/rl/trainer.py", line 188, in {outer}\n'
+        "    params = self.model.state_dict()\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 2271, in state_dict\n'
+        "    hook_result = hook(self, destination, prefix, local_metadata)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/fsdp/_state_dict_utils.py", line 714, in _post_state_dict_hook\n'
+        "    processed_state_dict = _post_state_dict_hook_fn[fsdp_state._state_dict_type](module, fsdp_state, state_dict, prefix)\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.11 GiB "
+        "of which 612.00 MiB is free. Process 4411 has 40.20 GiB memory in use.\n"
+    )
+
+
+def test_a_state_dict_taken_to_sync_weights_to_the_inference_engine_is_a_training_step(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """RL trainers hand the policy's weights to vLLM every step: the state_dict under that call is not a
+    checkpoint save, so the OOM is a training-step OOM (another process shares the GPU)."""
+    d = diagnose_dir(_log(tmp_path, _state_dict_oom("_broadcast_to_vllm")))
+    assert d.category == "gpu_oom"
+    assert d.initiating.phase == "train"
+
+
+def test_the_same_state_dict_under_a_save_stays_a_checkpoint_gather(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    d = diagnose_dir(_log(tmp_path, _state_dict_oom("save_checkpoint")))
+    assert d.category == "gpu_oom_checkpoint_gather"

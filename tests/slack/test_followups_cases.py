@@ -28,6 +28,8 @@ from tests.slack.test_followups_round11a import CASES as ROUND11A
 from tests.slack.test_followups_round11b import CASES as ROUND11B
 from tests.slack.test_followups_round12a import CASES as ROUND12A
 from tests.slack.test_followups_round12b import CASES as ROUND12B
+from tests.slack.test_followups_round13a import CASES as ROUND13A
+from tests.slack.test_followups_round13b import CASES as ROUND13B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -47,6 +49,8 @@ FACTS = (
     + ROUND11B
     + ROUND12A
     + ROUND12B
+    + ROUND13A
+    + ROUND13B
     + LEVERS
 )
 

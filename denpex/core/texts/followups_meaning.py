@@ -47,3 +47,14 @@ MEANINGS: dict[str, str] = {
 NOTHING_BROKE = "Nothing broke: no rank failed on its own before the scheduler stopped it."
 #: this job's facts after the meaning ("Here: rank 5 on gpu-02 failed first at …")
 HERE = "Here: {facts}"
+
+#: an exit code asked about: which rank's process exited with it, by the launcher's summary
+EXITED_HERE = "Here: {who} exited with {code}{signal} ({ref})."
+EXITED_WHO = "rank {rank}'s process (pid {pid})"
+EXITED_WHO_NO_PID = "rank {rank}'s process"
+#: the other codes in the same summary, so the asked one is read against them
+EXITED_OTHERS = "The others: {rows}."
+#: an exit code no term explains: a negative one is the signal that ended the process
+EXIT_SIGNAL = (
+    "Exit code {code} means the process was ended by signal {num}{signal}, not by an exit of its own."
+)

@@ -25,6 +25,10 @@ HW_ACTION_UNSURE = (
     "shows an Xid (the check below)."
 )
 XID_ACTION = "Yes: {step}"
+NO_KERNEL_FAULT_ON = (
+    "No kernel-log (dmesg) line in this job's evidence names a GPU fault; to rule it out, check "
+    "`dmesg -T | grep -i xid` on rank {rank}'s node, {node}."
+)
 CODE_NOT_NETWORK = "Your code, not the network or the hardware. {why}"
 
 # a yes/no check whose premise may be false (`knowledge.answer_premise`): the verdict, then the fact
@@ -46,3 +50,37 @@ DESYNC_NO = "No: not a desync — rank {rank} failed with {what}, not in a misma
 PREMISE_RANK_NOT_KILLED = "Rank {rank} started it, but nothing killed it: it failed with {what}."
 SACCT_CMD = "Run `{code}`: the scheduler's record of how this job ended."
 SACCT_NO_ID = "Run `{code}` with the job's id (no log here names it): the scheduler's record of how it ended."
+
+# what to change or capture before the rerun (`knowledge.answer_rerun`), after a drain or restart verdict
+RERUN_CHANGE = "What to change before the rerun: {fact}{step}"
+RERUN_CAPTURE = (
+    "Grab something first: nothing in these logs shows where rank {rank}'s code was when it {how}, and a "
+    "rerun as is would hide it again. Set up for the rerun: {steps}."
+)
+RERUN_HOW_SILENT = "stalled"
+RERUN_HOW_CRASHED = "crashed"
+
+# "the diagnosis says X: does that fit this run?" (`knowledge.answer_fixfit.advice_fit`)
+FIT_NO_RISE = (
+    "Not for this run: that advice assumes the loss rose before the NaN, and here it did not. {trend} A "
+    "loss that turns NaN at once on rank {rank} points at one batch (or one op on it) more than at the "
+    "learning rate, so there is no 'before the rise' to go back to. What to change: {steps}"
+)
+FIT_JOB = "That advice, fitted to this run: {said}"
+FIT_VERIFY = (
+    "To verify: rerun past step {step} with a `torch.isfinite(loss)` check on every rank, then the "
+    "command below."
+)
+
+# "anything left to kill before i relaunch?" for a job that never started a worker
+NOTHING_TO_KILL = (
+    "No training process started: the launcher failed with {what} ({ref}), before any worker ran, so "
+    "nothing of this job's is left to kill."
+)
+PORT_HOLDER = "What still holds the port is another process; `{check}` on {node} shows it."
+
+# "which line of our code is doing this?" for a rank killed without a traceback (`answer_code_cause`)
+CODE_FROM_OTHERS = (
+    "Rank {rank} was killed without a traceback of its own, but every rank runs the same code there, and "
+    "another rank's traceback names the line: {where}"
+)

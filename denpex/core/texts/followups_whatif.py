@@ -188,3 +188,18 @@ SHM_HOST = (
     "No: /dev/shm is carved from the same host RAM the OOM killer ran out of (rank {rank}{rss}), so a "
     "bigger one doesn't help. {fix}"
 )
+
+# a memory lever that may already be on in the run asked about (`answer_whatif_levers.already_on`)
+ALREADY_ON = "{name} was already on in this run ({ref}): it is not a lever left to pull."
+ALREADY_UNSEEN = (
+    "Check first whether bf16 or gradient checkpointing was already on: the lines Denpex kept don't show "
+    "the run's settings; `grep -iE 'bf16|fp16|checkpointing' <rank log>` finds the config line the "
+    "launcher printed at start-up. A setting that was already on is no lever left."
+)
+
+# a question that weighs two levers: each answer led by its lever's name (`answer_whatif._each_lever`)
+NAME_SHM = "A bigger /dev/shm"
+NAME_WORKERS = "Fewer DataLoader workers"
+NAME_PRECISION = "bf16/fp16"
+NAME_SCALE = "More GPUs"
+LEVER_NAMED = "{name} — {answer}"

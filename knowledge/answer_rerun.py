@@ -1,0 +1,140 @@
+"""What to change, or to capture, before this job runs again: said after a drain or restart verdict.
+
+"Drain gpu-01 or just resubmit?", "bad GPU? restart as is?": these are asked to decide the next run,
+and "not the node" alone sends the same job back to fail the same way. A cause the logs show (a copy
+built on every rank, a 16384-token batch, an in-memory index) is answered with the entry's change that
+removes it, next to this job's line that shows it; a cause they do not show (a native crash, a rank
+that went silent) with what to set up so the next failure shows it, since this run left no stack.
+"Anything left to kill before I relaunch?" for a job that never started a worker: nothing of its own,
+and the command that shows what holds the port it could not bind.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups_verdicts as tv
+from denpex.core.texts import slack as t
+from knowledge import answer_code, answer_job, answer_mechanism, answer_more, answer_quote, answer_silent
+from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.intents import Match
+
+#: a fix step that only looks (finds, identifies, resumes afterwards): no change to the job by itself
+_LOOK_ONLY = re.compile(r"^(?:resume|identify|find|check|confirm|look)\b", re.IGNORECASE)
+#: a look that also says what to change ("find the code path … and make it identical")
+_AND_CHANGE = re.compile(r"\band (?:make|change|set|fix|remove)\b", re.IGNORECASE)
+#: a fix step that deals with how the data is held or loaded (for a rank that failed loading data)
+_DATA_STEP = re.compile(r"\bdataset\b|\bnum_workers\b|\bdata ?loader\b", re.IGNORECASE)
+#: the entry's first step is to capture what the logs lack (a native backtrace): the cause is unseen
+_CAPTURE_FIRST = re.compile(r"^(?:capture|get|collect)\b.*\b(?:backtrace|stack|core)", re.IGNORECASE)
+#: a debug step that records a stack (the Python or native one) at the next failure
+_STACK_STEP = re.compile(r"py-spy|faulthandler|\bgdb\b|\bcore\b", re.IGNORECASE)
+
+
+def change_step(c: Ctx) -> str:
+    """The entry's fix step that changes this job: for a rank that failed loading data, the step about
+    the data; else the first that changes something (not only a look, not the resume after it)."""
+    steps = list(c.entry.fix.steps) if c.entry is not None else []
+    ini = c.view.initiating
+    if ini is not None and ini.phase == "data":
+        data = [s for s in steps if _DATA_STEP.search(s)]
+        if data:
+            return data[0]
+    changes = [s for s in steps if not _LOOK_ONLY.search(s) or _AND_CHANGE.search(s)]
+    return changes[0] if changes else ""
+
+
+def capture_steps(c: Ctx) -> list[str]:
+    """The debug steps that record a stack at the next failure, when these logs hold none of the
+    cause (a rank that went silent, a native crash); [] when the logs show the cause."""
+    ini = c.view.initiating
+    first = c.entry.fix.steps[0] if c.entry is not None and c.entry.fix.steps else ""
+    if ini is None or not (answer_silent.silent(ini) or _CAPTURE_FIRST.search(first)):
+        return []
+    steps = list(c.debug.get(c.view.category) or []) + list(c.debug.get("default") or [])
+    return [s for s in steps if _STACK_STEP.search(s)][:2]
+
+
+def before_rerun(c: Ctx, m: Match, said: str = "") -> tuple[str, list[EvidenceLine]]:
+    """One sentence: what to capture on the rerun (the cause unseen), else what to change in the job,
+    with the line of this job that shows what the change acts on ("" when the entry has no such step
+    or `said` already holds it)."""
+    ini = c.view.initiating
+    if ini is None or c.entry is None:
+        return "", []
+    if steps := capture_steps(c):
+        how = tv.RERUN_HOW_SILENT if answer_silent.silent(ini) else tv.RERUN_HOW_CRASHED
+        listed = "; ".join(s.rstrip(".") for s in steps)
+        return tv.RERUN_CAPTURE.format(rank=ini.rank, how=how, steps=listed), []
+    step = change_step(c)
+    if not step or step in said:
+        return "", []
+    fact, lines = _fact(c, m, said)
+    return tv.RERUN_CHANGE.format(fact=f"{fact} " if fact else "", step=step), lines
+
+
+def _fact(c: Ctx, m: Match, said: str) -> tuple[str, list[EvidenceLine]]:
+    """This job's line the change acts on: the code line that builds a copy per rank, the failing
+    step's batch, or the data line the rank was on."""
+    if (where := answer_mechanism.cause_sentence(c)) and answer_mechanism.per_rank(c):
+        return ("", []) if where in said else (where, [])
+    ini = c.view.initiating
+    if ini is not None and ini.phase == "data":
+        line = answer_more.doing_line(c, ini)
+        doing = answer_more.doing(c, ini, said)
+        return (doing, [line]) if doing and line is not None else ("", [])
+    at_rank = replace(m, rank=ini.rank if ini is not None else None)
+    if c.view.numbers.oom is not None and (got := answer_code.batch(c, at_rank)) is not None:
+        return ("", []) if got.lead in said else (got.lead, list(got.lines))
+    return "", []
+
+
+#: "anything left to kill before i relaunch?", "any stray procs to clean up?"
+LEFTOVER_Q = re.compile(
+    r"\b(?:left|leftover|stray|orphan\w*|zombie\w*|still running|hanging around)\b[^?]{0,40}\b(?:kill|clean)"
+    r"|\b(?:kill|clean up)\b[^?]{0,40}\b(?:left|leftover|stray|first|before)\b"
+)
+
+
+def nothing_left(c: Ctx, m: Match) -> str:
+    """No worker started, so nothing of the job's is left to kill; the port's holder is another process."""
+    key = c.view.key_line()
+    said = tv.NOTHING_TO_KILL.format(what=t.category_words(c.view.category), ref=ref(key[0]) if key else "")
+    held = answer_quote.port(c, replace(m, text="what is holding the port"))  # its holder's command
+    if held is not None and held.code and "\n" not in held.code:
+        node = c.view.nodes[0] if len(c.view.nodes) == 1 else "that node"
+        said += " " + tv.PORT_HOLDER.format(check=held.code, node=node)
+    return said
+
+
+def leftover(c: Ctx, m: Match) -> Reply | None:
+    """ "Anything left to kill before I relaunch?" for a job that never started a worker, whatever
+    other intent its words lean to; None otherwise (the restart answer takes it)."""
+    if not LEFTOVER_Q.search(m.text) or not answer_job.no_worker_started(c):
+        return None
+    return reply("restart", nothing_left(c, m), c.view.key_line())
+
+
+def with_rerun(c: Ctx, m: Match, base: Reply) -> Reply:
+    """The restart answer with what to change (or capture) before the rerun, fitted to this job; the
+    action's "change first" step is then not said twice."""
+    said, shown = before_rerun(c, m, base.lead)
+    if not said:
+        return base
+    step = change_step(c)
+    action = base.action.replace(t.change_first(step), "").strip() if step and step in said else base.action
+    lines = [*base.lines, *(x for x in shown if x not in base.lines)]
+    return reply("restart", f"{base.lead} {said}", lines, bullets=base.bullets, action=action, code=base.code)
+
+
+__all__ = [
+    "LEFTOVER_Q",
+    "before_rerun",
+    "capture_steps",
+    "change_step",
+    "leftover",
+    "nothing_left",
+    "with_rerun",
+]

@@ -1,0 +1,114 @@
+"""Where the logs say what the verdict claims ("where does it actually say the disk is full?", "where
+in my logs does it say stage3_gather_16bit_weights_on_model_save is on?").
+
+Why: a verdict is often inferred — a full disk from a short write, a config setting from the function
+the save went through — and a reader who cannot find the words doubts it. The answer says whether
+any kept line prints the words the reader names (checked, never assumed), quotes the failing rank's
+own lines the verdict was read from, and gives the command that shows the state directly (the
+entry's check: `df -h` on the checkpoint dir, a `grep` of the config), since the logs never print it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+
+from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups_review as tr
+from denpex.core.texts import slack as t
+from knowledge.answer_quote import pool
+from knowledge.answer_types import Ctx, Reply, rank_lines, ref, reply
+from knowledge.answer_where import strip_prefix
+from knowledge.intents import Match
+
+#: "where does it (actually) say …", "where in my logs does it say …", "where is that printed"
+ASKS_WHERE_SAID = re.compile(
+    r"\bwhere (?:in (?:my|the|our|these|those) (?:logs?|output|lines) )?(?:does|did|do) (?:it|anything|"
+    r"the logs?|they|you|that|this) (?:\w+ )?(?:say|show|mention|print|tell|state)s?\b"
+    r"|\bwhere(?:'s| is| was) (?:that|it|this) (?:\w+ )?(?:said|printed|logged|shown)\b"
+)
+#: words the reader names: a config key or identifier (`stage3_gather_…`); errnos are told apart below
+_IDENT = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}\b|\b[a-z]\w*\b")
+#: errno names (`enospc`, `eio`): each is looked for as its name and as its message
+_ERRNOS = {name.lower(): num for num, name in errno.errorcode.items()}
+#: how many of the failing rank's lines are quoted
+MAX_QUOTED = 2
+#: a quoted line is cut here (the whole line is shown below the answer)
+MAX_QUOTE = 140
+
+
+def where_said(c: Ctx, m: Match) -> Reply | None:
+    """The named words found or not, the failing rank's lines the verdict came from, then the check."""
+    ini = c.view.initiating
+    if not ASKS_WHERE_SAID.search(m.text) or ini is None or not c.view.evidence:
+        return None
+    kept = pool(c)
+    parts: list[str] = []
+    shown: list[EvidenceLine] = []
+    missing: list[str] = []
+    names = _named(m.text)
+    for name, forms in names:
+        ln = next((x for f in forms if (x := _line_with(kept, f)) is not None), None)
+        if ln is None:
+            missing.append(name)
+            continue
+        parts.append(tr.SAID_HERE.format(name=name, ref=ref(ln), text=_cut(strip_prefix(ln.text))))
+        shown.append(ln)
+    if missing:
+        parts.append(tr.SAID_NOWHERE.format(names=" or ".join(missing)))
+    own = [ln for ln in _own_lines(c, ini.rank) if ln not in shown]  # a line quoted above is not again
+    if own:
+        quotes = " and ".join(f"`{_cut(strip_prefix(ln.text))}` ({ref(ln)})" for ln in own)
+        parts.append(
+            tr.READ_FROM.format(what=t.category_words(c.view.category), rank=ini.rank, quotes=quotes)
+        )
+        shown += own
+    if c.d.verify and (missing or not names):  # the state itself, which no line prints
+        parts.append(tr.SEE_IT.format(code=c.d.verify.strip()))
+    return reply("show_lines", " ".join(parts), shown)
+
+
+def _named(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The words the reader names, each with the forms a line may print it in: an errno by its name
+    and its message (`ENOSPC`, "No space left on device"), a config key as it is."""
+    out: dict[str, tuple[str, ...]] = {}
+    for word in _IDENT.findall(text):
+        if word in _ERRNOS:
+            message = os.strerror(_ERRNOS[word])
+            out.setdefault(tr.ERRNO_NAMED.format(name=word.upper(), message=message), (word, message))
+        elif word.count("_") >= 2:
+            out.setdefault(tr.KEY_NAMED.format(name=word), (word,))
+    return list(out.items())
+
+
+def _cut(text: str) -> str:
+    """A quoted line cut at a word (the whole line is shown below the answer)."""
+    return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _line_with(lines: list[EvidenceLine], words: str) -> EvidenceLine | None:
+    low = words.lower()
+    return next((ln for ln in lines if low in ln.text.lower()), None)
+
+
+def _own_lines(c: Ctx, rank: int) -> list[EvidenceLine]:
+    """The verdict's key line, then the rank's first error line that says something else (the short
+    write, then `iostream error`; the save's frame, then the OOM): each said once."""
+    out = c.view.evidence[:1]
+    said = {strip_prefix(ln.text) for ln in out}
+    own = [ln for lines in rank_lines(c, rank).values() for ln in lines]
+    for ln in [*c.view.evidence, *own]:
+        if len(out) == MAX_QUOTED:
+            break
+        if _ERROR.search(ln.text) and strip_prefix(ln.text) not in said:
+            out.append(ln)
+            said.add(strip_prefix(ln.text))
+    return out
+
+
+#: a rank's own error line, not a frame of its traceback
+_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b:|\berror\b")
+
+
+__all__ = ["ASKS_WHERE_SAID", "where_said"]

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from knowledge import cache
 from knowledge.anchors import scan_forms
+from knowledge.settings import SCAN as SETTINGS_SCAN
 
 #: None where no hyperscan wheel exists for the platform; the patterns then run through `re`
 hyperscan: ModuleType | None
@@ -77,6 +78,9 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
         r"[0-9]+\.[0-9]+",
         True,
     ),
+    # the training settings a job prints at start-up (precision, ZeRO stage and its 16-bit gather,
+    # offload, batch sizes, workers), read by knowledge/settings.py; the regex lives there
+    "settings": (SETTINGS_SCAN, True),
     # how the job was launched (command lines, torchrun's launch config, Slurm's environment), read by
     # knowledge/jobfacts.py to fit the verify command and fix snippet to the job
     "launcher": (

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from denpex.core.models import EvidenceLine, RankFact, RunFacts
 from knowledge.lines import RankInfo, Stamp, parse_rank, parse_step, parse_timestamp
+from knowledge.settings import settings
 from knowledge.signals import Job, Signal
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ def build(job: Job, red: Redactor) -> RunFacts:
         end=end,
         ranks=ranks,
         versions=_versions(job, red),
+        settings=settings(job, red),
     )
 
 

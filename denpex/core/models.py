@@ -266,6 +266,9 @@ class RunFacts(BaseModel):
     #: the lines where the job printed its versions (torch, CUDA, NCCL, DeepSpeed, …), one per distinct
     #: set; empty when none was printed (and in older diagnoses)
     versions: list[EvidenceLine] = Field(default_factory=list)
+    #: the lines where the job printed its training settings (bf16, ZeRO stage, 16-bit gather at save,
+    #: offload, batch sizes, workers, …), one per distinct setting and value (knowledge/settings.py)
+    settings: list[EvidenceLine] = Field(default_factory=list)
 
 
 class Diagnosis(BaseModel):

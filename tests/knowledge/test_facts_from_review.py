@@ -40,3 +40,22 @@ def test_every_ranks_last_step_in_a_long_combined_stream(diagnose_dir: Run, tmp_
     d = diagnose_dir(_log(tmp_path, "\n".join(lines) + "\n"))
     steps = {r.rank: r.last_step for r in d.facts.ranks}
     assert all(steps.get(r) == 39 for r in range(8)), steps
+
+
+def test_the_settings_a_job_printed_are_kept_once_each(diagnose_dir: Run, tmp_path: Path) -> None:
+    """ "Was bf16 already on?" is answered from the line the job printed, never assumed: one line per
+    distinct setting and value, however many ranks print the same dump."""
+    lines = [
+        f"[2026-05-01 08:00:0{r},000] [INFO] [rank{r}] DeepSpeed config: zero_optimization.stage=3 "
+        "stage3_gather_16bit_weights_on_model_save=true bf16.enabled=true"
+        for r in range(4)
+    ]
+    lines += [
+        "TrainingArguments(per_device_train_batch_size=2, gradient_checkpointing=True, dataloader_num_workers=8,",
+        "[2026-05-01 08:10:00,000] [INFO] [rank1] step 10 loss 2.0",
+        "[2026-05-01 08:10:05,000] [rank1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    ]
+    d = diagnose_dir(_log(tmp_path, "\n".join(lines) + "\n"))
+    kept = [e.text for e in d.facts.settings]
+    assert len(kept) == 2, kept
+    assert "bf16.enabled=true" in kept[0] and "gradient_checkpointing=True" in kept[1]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from denpex.core.models import Diagnosis
+from knowledge.backend import backend_of, for_backend
 from knowledge.patterns import Pattern
 from knowledge.signals import Job
 
@@ -117,6 +118,7 @@ class JobFacts:
     master_addr: str | None = None
     master_port: str | None = None
     last_step: int | None = None
+    backend: str | None = None  # `gloo` or `nccl` when the job's lines show only that one
 
 
 def _int(value: str | None) -> int | None:
@@ -303,7 +305,7 @@ def from_job(job: Job, patterns: Sequence[Pattern], rank: int | None, node: str 
     nodes = {n for n in job.rank_node.values() if n} | {s.source.node for s in job.scans if s.source.node}
     facts = read([*texts, *steps[-1:]], world=job.world, nodes={n for n in nodes if n})
     port = facts.master_port or _store_port(h.text for scan in job.scans for h in scan.hits)
-    return replace(facts, node=node, master_port=port)
+    return replace(facts, node=node, master_port=port, backend=backend_of(job))
 
 
 #: the store's port as c10d's errors name it: `failed to bind to [::]:54661`, `connect to (10.0.0.1,
@@ -394,6 +396,6 @@ def fit(diag: Diagnosis, facts: JobFacts, mask: Callable[[str], str]) -> Diagnos
     """`diag` with its verify command and fix snippet filled (and masked: args can hold secrets)."""
     if not diag.verify and not diag.fix_snippet:
         return diag
-    verify = mask(fill(diag.verify, facts)) if diag.verify else ""
-    snippet = mask(fill(diag.fix_snippet, facts)) if diag.fix_snippet else ""
+    verify = mask(for_backend(fill(diag.verify, facts), facts.backend, debug=True)) if diag.verify else ""
+    snippet = mask(for_backend(fill(diag.fix_snippet, facts), facts.backend)) if diag.fix_snippet else ""
     return diag.model_copy(update={"verify": verify, "fix_snippet": snippet})

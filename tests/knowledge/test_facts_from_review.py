@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - realistic log lines are long
 """Facts of a job that blind reviewers of the thread found missing or wrong (December 6, third
 session): the node Slurm names when it cancels a job that no rank's line names; each rank's last step
 in one combined stream of many ranks, not only the ranks near its end."""
@@ -59,3 +60,34 @@ def test_the_settings_a_job_printed_are_kept_once_each(diagnose_dir: Run, tmp_pa
     kept = [e.text for e in d.facts.settings]
     assert len(kept) == 2, kept
     assert "bf16.enabled=true" in kept[0] and "gradient_checkpointing=True" in kept[1]
+
+
+REALJOBS = Path(__file__).parents[1] / "realjobs" / "fixtures"
+
+
+def test_a_gloo_jobs_commands_carry_no_nccl_only_switches(diagnose_dir: Run) -> None:
+    """A real torchrun job on gloo: `TORCH_NCCL_*` would do nothing, DETAIL checks its collectives."""
+    d = diagnose_dir(REALJOBS / "hang_before_collective" / "logs")
+    assert d.verify and "NCCL" not in d.verify.split("#")[0]
+    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in d.verify
+    assert 'init_process_group("nccl"' not in d.fix_snippet
+
+
+def test_an_nccl_jobs_commands_keep_their_switches(diagnose_dir: Run) -> None:
+    from denpex.demo import LOGS
+
+    d = diagnose_dir(LOGS)
+    assert "PYTORCH_CUDA_ALLOC_CONF" in d.verify  # untouched: the demo job runs NCCL
+
+
+def test_a_gloo_repro_command_swaps_the_nccl_debug_switches() -> None:
+    from knowledge.backend import for_backend
+
+    cmd = "TORCH_NCCL_DESYNC_DEBUG=1 TORCH_NCCL_DUMP_ON_TIMEOUT=1 torchrun --nproc_per_node 4 train.py"
+    assert (
+        for_backend(cmd, "gloo", debug=True)
+        == "TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun --nproc_per_node 4 train.py"
+    )
+    assert for_backend(cmd, "nccl", debug=True) == cmd
+    snippet = 'export NCCL_DEBUG=INFO\ndist.init_process_group(backend="nccl")\n'
+    assert for_backend(snippet, "gloo") == 'dist.init_process_group(backend="gloo")\n'

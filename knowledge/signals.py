@@ -188,6 +188,7 @@ def build_job(
         nodes.add(host)
     job.single_node = len(nodes) <= 1
     _resolve_locals(job)
+    _link_ray_workers(job)
     _link_pids(job)
     _apply_xids(job, xids, entries)
     if job.ranks:
@@ -281,6 +282,28 @@ _JOB_HOST = re.compile(r"\*\*\* (?:JOB|STEP) [0-9][0-9.+_]* ON ([A-Za-z0-9][A-Za
 _WAITED_ON = re.compile(r"retrieving ncclUniqueId from \[(\d{1,6})\]")
 _RANK_PID = re.compile(r"\((?:pid:?|process ID:) (\d+)\)|\bpid[=:] ?(\d+)|by PID (\d+)")
 _KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")
+
+
+#: Ray's label on a worker's lines (`(WorkerDict pid=18980)`, `(RayTrainWorker pid=4821, ip=…)`)
+_RAY_PID = re.compile(r"^\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?pid=(\d{1,9})\b")
+#: the rank prefix a process writes itself (`[rank4]:`), as opposed to a rank a message names
+_OWN_PREFIX = re.compile(r"^\((?:[^)\n]{1,100})\) \[rank:? ?(\d{1,6})\]:")
+
+
+def _link_ray_workers(job: Job) -> None:
+    """Lines of one Ray worker are one process: when any of them carries torch's own `[rankN]:` prefix,
+    the worker's other lines are rank N's too, whatever rank a message on them names (`[PG 97 Rank 0]`
+    is the rank within a subgroup)."""
+    pid_rank: dict[str, set[int]] = defaultdict(set)
+    for s in job.signals:
+        if (m := _OWN_PREFIX.match(s.hit.text)) is not None and (p := _RAY_PID.match(s.hit.text)) is not None:
+            pid_rank[p.group(1)].add(int(m.group(1)))
+    for s in job.signals:
+        p = _RAY_PID.match(s.hit.text)
+        ranks = pid_rank.get(p.group(1), set()) if p is not None else set()
+        if len(ranks) == 1 and not _OWN_PREFIX.match(s.hit.text):
+            s.rank = next(iter(ranks))
+            job.ranks.add(s.rank)
 
 
 def _link_pids(job: Job) -> None:

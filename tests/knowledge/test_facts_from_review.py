@@ -91,3 +91,18 @@ def test_a_gloo_repro_command_swaps_the_nccl_debug_switches() -> None:
     assert for_backend(cmd, "nccl", debug=True) == cmd
     snippet = 'export NCCL_DEBUG=INFO\ndist.init_process_group(backend="nccl")\n'
     assert for_backend(snippet, "gloo") == 'dist.init_process_group(backend="gloo")\n'
+
+
+def test_a_ray_workers_lines_are_the_rank_its_own_prefix_names(diagnose_dir: Run, tmp_path: Path) -> None:
+    """`[PG 12 Rank 0]` is the rank within a subgroup; the worker's own `[rank6]:` prefix is its rank."""
+    log = (
+        "(WorkerDict pid=7311) [rank6]:[E1105 10:02:11.900000000 ProcessGroupNCCL.cpp:1515] [PG 12 Rank 0] "
+        "Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered\n"
+        "(WorkerDict pid=7311) [2025-11-05 10:02:11,400 E 7311 7390] logging.cc:97: Unhandled exception: "
+        "N3c1016DistBackendErrorE. what(): [PG 12 Rank 0] Process group watchdog thread terminated with exception: "
+        "CUDA error: an illegal memory access was encountered\n"
+        "(WorkerDict pid=7200) [2025-11-05 10:02:40,000 W 7200 7200] worker exited\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "cuda_illegal_access"
+    assert d.initiating.rank == 6

@@ -284,10 +284,24 @@ _RANK_PID = re.compile(r"\((?:pid:?|process ID:) (\d+)\)|\bpid[=:] ?(\d+)|by PID
 _KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")
 
 
-#: Ray's label on a worker's lines (`(WorkerDict pid=18980)`, `(RayTrainWorker pid=4821, ip=…)`)
-_RAY_PID = re.compile(r"^\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?pid=(\d{1,9})\b")
-#: the rank prefix a process writes itself (`[rank4]:`), as opposed to a rank a message names
-_OWN_PREFIX = re.compile(r"^\((?:[^)\n]{1,100})\) \[rank:? ?(\d{1,6})\]:")
+#: Ray's labels on a worker's lines (`(WorkerDict pid=18980) `, `(RayTrainWorker pid=4821, ip=…) `),
+#: after whatever a paste or a collector put first (indentation, a quote, colours); the last is the process
+_RAY_LABELS = re.compile(
+    r"^(?:[ \t>]|\x1b\[[0-9;?]*[A-Za-z])*"
+    r"((?:\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?pid=\d{1,9}[^)\n]{0,60}\) ?)+)"
+)
+#: the rank prefix a process writes itself (`[rank4]:`) right after the labels, not a rank a message names
+_OWN_PREFIX = re.compile(r"\[rank:? ?(\d{1,6})\]:")
+
+
+def _ray_worker(text: str) -> tuple[str, int | None] | None:
+    """(the worker's pid, the rank its own prefix names) for a line under a Ray label; None otherwise."""
+    m = _RAY_LABELS.match(text[:400])
+    if m is None:
+        return None
+    pid = re.findall(r"pid=(\d{1,9})", m.group(1))[-1]
+    own = _OWN_PREFIX.match(text, m.end())
+    return pid, int(own.group(1)) if own is not None else None
 
 
 def _link_ray_workers(job: Job) -> None:
@@ -295,15 +309,15 @@ def _link_ray_workers(job: Job) -> None:
     the worker's other lines are rank N's too, whatever rank a message on them names (`[PG 97 Rank 0]`
     is the rank within a subgroup)."""
     pid_rank: dict[str, set[int]] = defaultdict(set)
-    for s in job.signals:
-        if (m := _OWN_PREFIX.match(s.hit.text)) is not None and (p := _RAY_PID.match(s.hit.text)) is not None:
-            pid_rank[p.group(1)].add(int(m.group(1)))
-    for s in job.signals:
-        p = _RAY_PID.match(s.hit.text)
-        ranks = pid_rank.get(p.group(1), set()) if p is not None else set()
-        if len(ranks) == 1 and not _OWN_PREFIX.match(s.hit.text):
-            s.rank = next(iter(ranks))
-            job.ranks.add(s.rank)
+    workers = [(s, _ray_worker(s.hit.text)) for s in job.signals]
+    for _, w in workers:
+        if w is not None and w[1] is not None:
+            pid_rank[w[0]].add(w[1])
+    for sig, w in workers:
+        ranks = pid_rank.get(w[0], set()) if w is not None and w[1] is None else set()
+        if len(ranks) == 1:
+            sig.rank = next(iter(ranks))
+            job.ranks.add(sig.rank)
 
 
 def _link_pids(job: Job) -> None:

@@ -100,8 +100,22 @@ def guess(c: Ctx, m: Match) -> Reply | None:
         return reply("alternatives", lead, c.view.key_line())
     if desync:
         echo = f"{echo} {desync}".strip()
+    if name == "the network":
+        echo = f"{echo} {_network_facts(c, ini.rank)}".strip()
     lead = tf.GUESS_NO.format(name=name, rank=ini.rank, what=what, echo=echo)
     return reply("alternatives", lead.strip(), c.view.key_line())
+
+
+def _network_facts(c: Ctx, rank: int) -> str:
+    """What rules the network out besides who failed first: every rank on one node (nothing crossed a
+    link between nodes), and the timeout the others' errors are (they waited on the failed rank)."""
+    nodes = {v.node for v in c.view.ranks.values()}
+    said = []
+    if len(nodes) == 1 and None not in nodes and len(c.view.ranks) > 1:
+        said.append(tv.NET_ONE_NODE.format(count=len(c.view.ranks), node=next(iter(nodes))))
+    if waited := _timeout_was(c).strip():
+        said.append(tv.NET_WAITED.format(rank=rank, timeout=waited[:1].lower() + waited[1:]))
+    return " ".join(said)
 
 
 #: the user's own code offered as the other side of the guess ("network/hw thing or our code?")
@@ -207,17 +221,23 @@ _BACKENDS = (
 )
 
 
-def backend(c: Ctx, m: Match) -> Reply | None:
-    """ "Is it even NCCL?": the collective backend the failure lines name."""
+def backend_of(c: Ctx) -> tuple[str, EvidenceLine] | None:
+    """The collective backend the failure lines name (gloo before NCCL), and the line that names it."""
     ini = c.view.initiating
     lines = [ini.first_line] if ini is not None and ini.first_line is not None else []
     lines += [r.first_line for r in c.view.ranks.values() if r.first_line is not None] + c.view.evidence
     for name, rx in _BACKENDS:
         if (ln := next((x for x in lines if rx.search(x.text)), None)) is not None:
-            return reply(
-                "backend", tf.BACKEND_IS.format(name=name, ref=ref(ln), what=tf.BACKEND_WORDS[name]), [ln]
-            )
-    return reply("backend", tf.BACKEND_UNKNOWN)
+            return name, ln
+    return None
+
+
+def backend(c: Ctx, m: Match) -> Reply | None:
+    """ "Is it even NCCL?": the collective backend the failure lines name."""
+    if (found := backend_of(c)) is None:
+        return reply("backend", tf.BACKEND_UNKNOWN)
+    name, ln = found
+    return reply("backend", tf.BACKEND_IS.format(name=name, ref=ref(ln), what=tf.BACKEND_WORDS[name]), [ln])
 
 
 _CULPRIT_Q = re.compile(
@@ -334,6 +354,7 @@ def timeout_fact(c: Ctx, m: Match) -> str:
 
 __all__ = [
     "backend",
+    "backend_of",
     "culprit_verdict",
     "guess",
     "guessed",

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from denpex.core.texts import followups_review as tr
 from knowledge.answer_asks import with_lead
-from knowledge.answer_types import Ctx, Reply, at, duration, reply
+from knowledge.answer_types import Ctx, Reply, at, at_rank, duration, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.jobfacts_answers import RankView, rank_numbers, seconds_between
 
@@ -62,7 +62,7 @@ def _waited(c: Ctx) -> str:
     each = total / len(waits)
     span = ""
     if ini is not None and ini.first_time and (last := max(r.first_time or "" for r in coll)):
-        span = tr.WAITED_SPAN.format(ini=ini.rank, ini_at=at(ini.first_time), coll_at=at(last))
+        span = tr.WAITED_SPAN.format(ini=ini.rank, ini_at=at_rank(ini), coll_at=at(last))
     return tr.WAITED.format(
         ranks=rl(coll),
         n=len(coll),

@@ -8,14 +8,16 @@ stuck from dead now (py-spy on its pid, dmesg on its node, sacct). Split from `a
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from types import MappingProxyType
 
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
 from knowledge import answer_silent
-from knowledge.answer_types import Ctx, Reply, reply
+from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match, ask_words, tokens
 from knowledge.schema import DATA_DIR
 
@@ -45,4 +47,48 @@ def debug(c: Ctx, m: Match) -> Reply | None:
     return reply("debug", lead, c.view.key_line(), bullets=rest)
 
 
-__all__ = ["DEBUG_PATH", "debug", "load_debug"]
+#: asks to reproduce the failure or pin down the input that caused it ("how would I repro + pin down
+#: the exact batch on one box", "how do I find which sample made the nan")
+PIN_Q = re.compile(
+    r"\b(?:pin\w* (?:it |that )?down|narrow\w* (?:it |that )?down|track\w* down|isolat\w*|find|identify|"
+    r"figure out)\b.{0,30}\b(?:the |that |which |exact |bad |offending |culprit )*"
+    r"(?:batch|sample|input|example|data point|record)e?s?\b"
+)
+#: asked how ("how would I", "repro"), not which of two moves to make ("drop the LR or find the batch")
+_HOW = re.compile(r"\bhow\b|\brepro\w*|\bsteps? to\b")
+#: a fix or debug step that finds the batch or the op ("log the sample indices", "detect_anomaly")
+_FINDS = re.compile(
+    r"\b(?:log|print|record|dump)\w*\b.{0,60}\b(?:batch|sample|indices|sequence length)|anomaly",
+    re.IGNORECASE,
+)
+#: a long identifier a step names (`set_detect_anomaly`): two steps naming the same one say one thing
+_NAMED = re.compile(r"[A-Za-z_][\w.]{11,}")
+
+
+def pin_down(c: Ctx, m: Match) -> Reply | None:
+    """ "How would I repro it and pin down the batch on one box?": replay the failing rank's shard in one
+    process up to the last step logged, with the steps that name the batch and the op. Why: with a
+    distributed sampler each rank sees its own slice, so a one-GPU rerun of "the data" never meets the
+    failing rank's batch unless it is given that rank's shard."""
+    ini = c.view.initiating
+    if ini is None or not PIN_Q.search(m.text) or not _HOW.search(m.text) or len(c.view.ranks) < 2:
+        return None
+    steps = [*(c.entry.fix.steps if c.entry else []), *c.debug.get(c.view.category, ())]
+    finds: list[str] = []
+    for step in (s for s in steps if _FINDS.search(s)):
+        if not set(_NAMED.findall(step)) & {n for f in finds for n in _NAMED.findall(f)}:
+            finds.append(step)
+    if not finds:
+        return None  # a failure no batch explains (a GPU fault, a port): the usual answers take it
+    world = max(len(c.view.ranks), max(c.view.ranks) + 1)
+    lead = tv.PIN_DOWN.format(rank=ini.rank, world=world)
+    reached = [r for r in c.view.ranks.values() if r.last_step is not None]
+    top = max(reached, key=lambda r: (r.last_step or 0, -r.rank)) if reached else None
+    if top is not None and top.last_step_line is not None:
+        lead += " " + tv.PIN_DOWN_STEP.format(step=top.last_step, by=top.rank, ref=ref(top.last_step_line))
+    else:
+        lead += " " + tv.PIN_DOWN_NO_STEP
+    return reply("debug", lead, c.view.key_line(), bullets=finds)
+
+
+__all__ = ["DEBUG_PATH", "debug", "load_debug", "pin_down"]

@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
 from knowledge import answer_job, answer_launcher, answer_more, answer_silent, answer_where, answer_where_ckpt
 from knowledge.answer_pace_ranks import last_to_die, memory_compare, others_waited
-from knowledge.answer_types import Ctx, Reply, at, duration, first_sentence, ref, reply, where
+from knowledge.answer_types import Ctx, Reply, at, at_rank, duration, first_sentence, ref, reply, where
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import JobView, RankView, rank_numbers, seconds_between
@@ -116,7 +117,7 @@ def _which_rank(c: Ctx, m: Match) -> Reply | None:
         )
     if ini.inferred:
         why = ini.suspect or first_sentence(c.d.root_cause)
-        lead = t.likely_start(_cap(where(ini, _gpu(v, ini))), at(ini.first_time), why)
+        lead = t.likely_start(_cap(where(ini, _gpu(v, ini))), at_rank(ini), why)
         coll = v.with_role("collateral")
         if coll:
             lead += " " + t.collateral_after(
@@ -126,7 +127,7 @@ def _which_rank(c: Ctx, m: Match) -> Reply | None:
     lead = t.first_failure(
         _cap(where(ini, _gpu(v, ini))),
         t.category_words(v.category),
-        at(ini.first_time),
+        at_rank(ini),
         _doing(ini) + _step(ini),
     )
     coll = v.with_role("collateral")
@@ -183,10 +184,10 @@ def _rank_why(c: Ctx, m: Match) -> Reply | None:
         return signalled  # "why did rank 2 die?" in a scheduler's kill: it was signalled with the rest
     if r.role == "initiating" and r.inferred:
         why = r.suspect or first_sentence(c.d.root_cause)
-        return reply("rank_why", t.likely_start(f"Rank {r.rank}", at(r.first_time), why), v.evidence[:2])
+        return reply("rank_why", t.likely_start(f"Rank {r.rank}", at_rank(r), why), v.evidence[:2])
     if r.role == "initiating":
         lead = t.rank_initiating(
-            r.rank, t.category_words(v.category) + _doing(r), at(r.first_time), ref(r.first_line)
+            r.rank, t.category_words(v.category) + _doing(r), at_rank(r), ref(r.first_line)
         )
         root = first_sentence(c.d.root_cause)
         lead += f" {root}." if root else ""
@@ -202,14 +203,14 @@ def _rank_why(c: Ctx, m: Match) -> Reply | None:
         if ini is not None and r.first_line is not None and _PEER_GONE.search(r.first_line.text):
             why += tf.PEER_GONE.format(rank=ini.rank)  # "why does it say connection closed?"
         lead = (
-            t.rank_collateral(r.rank, t.category_words(r.category), at(r.first_time), why)
+            t.rank_collateral(r.rank, t.category_words(r.category), at_rank(r), why)
             + wait_text(v, r)
             + _exit(v, r)
         )
         lines = [r.first_line] if r.first_line else []
         if ini is not None and ini.first_time and VICTIM_Q.search(m.text):  # "was that the real failure?"
             lead += " " + tj.WHEN_VICTIM.format(
-                rank=r.rank, ini=ini.rank, at=at(ini.first_time), ref=ref(ini.first_line)
+                rank=r.rank, ini=ini.rank, at=at_rank(ini), ref=ref(ini.first_line)
             )
             lines += [ini.first_line] if ini.first_line is not None else []
         return reply("rank_why", lead, lines)
@@ -240,7 +241,7 @@ def _job_phase(c: Ctx) -> Reply | None:
 
 def _victim(why: str, ini: RankView, gap: float | None, what: str) -> str:
     """A collateral rank's reason naming whose failure took it down: rank N's, when, how much earlier."""
-    whose = tf.victim_of(ini.rank, what, at(ini.first_time), duration(gap) if gap else "")
+    whose = tf.victim_of(ini.rank, what, at_rank(ini), duration(gap) if gap else "")
     if "a victim" in why:
         return why.replace("a victim", whose, 1)
     return f"{why}; likely {whose}" if why else f"likely {whose}"
@@ -284,12 +285,12 @@ def when(c: Ctx, m: Match) -> Reply | None:
             return None
         ini = v.initiating
         gap = seconds_between(ini.first_time, r.first_time) if ini is not None else None
-        after = f", {duration(gap)} after rank {ini.rank}" if ini is not None and gap else ""
-        lead = t.rank_first_failed(r.rank, at(r.first_time), after)
+        after = tff.gap_after(duration(gap), ini.rank, ini.borrowed) if ini is not None and gap else ""
+        lead = t.rank_first_failed(r.rank, at_rank(r), after)
         lines = [r.first_line] if r.first_line else []
         if ini is not None and r.role == "collateral" and ini.first_time:  # "the real failure or a victim?"
             lead += " " + tj.WHEN_VICTIM.format(
-                rank=r.rank, ini=ini.rank, at=at(ini.first_time), ref=ref(ini.first_line)
+                rank=r.rank, ini=ini.rank, at=at_rank(ini), ref=ref(ini.first_line)
             )
             lines += [ini.first_line] if ini.first_line is not None else []
         return reply("when", lead, lines)
@@ -307,16 +308,15 @@ def when(c: Ctx, m: Match) -> Reply | None:
         lead = t.untimed_start(ini.rank if ini else None, at(first), rl(coll))
         quiet = answer_silent.quiet(c, ini) if ini is not None else ""
         return reply("when", f"{lead} {quiet}".strip(), timed[:1])
-    lead = t.first_only(ini.rank, at(ini.first_time))
+    lead = t.first_only(ini.rank, at_rank(ini))
     coll = v.with_role("collateral")
     first_coll = v.first_collateral_time()
     lines = v.evidence[:1]
     if coll and first_coll:
         later = _later(_gap(v))
-        lead = t.first_then_collateral(
-            ini.rank, at(ini.first_time), later, at(first_coll), len(coll), rl(coll)
-        )
         firsts = [x for x in coll if x.first_time == first_coll and x.first_line]
+        coll_at = at_rank(firsts[0]) if firsts else at(first_coll)
+        lead = t.first_then_collateral(ini.rank, at_rank(ini), later, coll_at, len(coll), rl(coll))
         lines += [firsts[0].first_line] if firsts and firsts[0].first_line else []
     if v.start and v.end and span is not None:
         lead += " " + t.job_span(at(v.start)[4:], at(v.end)[4:], duration(span))

@@ -123,6 +123,11 @@ def overflow_check(c: Ctx, m: Match) -> Reply | None:
 FIT_Q = re.compile(
     r"\b(?:does|do|would|will) (?:that|this|it|the (?:advice|fix|suggestion|diagnosis))\b[^?]{0,30}?"
     r"\b(?:fit|apply|make sense|hold|match)\b[^?]{0,20}\b(?:run|job|here|case)\b"
+    # the advice's premise doubted ("where is the 'rise' your fix talks about?"): held to the facts too
+    r"|\bwhere(?:s|\x27s| is| was| are)? (?:the|that|this|these|any) \W?[\w-]+\W? (?:your|the) "
+    r"(?:fix|advice|diagnosis|suggestion|report|verdict)\b"
+    r"|\b(?:your|the) (?:fix|advice|suggestion|diagnosis)(?: \w+){0,3} "
+    r"(?:talks? about|mentions?|assumes?|claims?|is talking about)\b"
 )
 #: a fix step that hunts the one batch (or op) that made the NaN
 _BATCH_HUNT = re.compile(r"\bbatch\b|\bsample indices\b|detect_anomaly", re.IGNORECASE)

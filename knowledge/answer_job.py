@@ -17,7 +17,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_review as tr
 from denpex.core.texts import slack as t
-from knowledge.answer_types import Ctx, Reply, at, ref, reply, when
+from knowledge.answer_types import Ctx, Reply, at, at_rank, ref, reply, when
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, seconds_between
@@ -105,7 +105,7 @@ def _together(c: Ctx) -> tuple[str, list[EvidenceLine]]:
     assert line is not None
     m = _SIGNALLED.search(line.text)
     signal = "SIGTERM (signal 15)" if m is not None and m.group(1) in (None, "15") else "a signal"
-    return tj.no_rank_failed(len(got), rl(got), at(first.first_time), ref(line), signal), [line]
+    return tj.no_rank_failed(len(got), rl(got), at_rank(first), ref(line), signal), [line]
 
 
 def last_progress(c: Ctx) -> tuple[str, list[EvidenceLine]]:
@@ -164,8 +164,26 @@ def limit_check(c: Ctx, m: Match) -> Reply | None:
 
 #: asks about Slurm's STEP line, or the JOB line against it ("JOB 991 vs STEP 991.0", "what's a job step")
 _STEP_Q = re.compile(
-    r"\bstep \d+\.\d+\b|\bjob ?steps?\b|\bstep (?:line|vs|versus)\b|\bjob (?:line )?(?:vs|versus|and) step\b"
+    r"\bstep \d+\.\d+\b|\bjob ?steps?\b|\bjob (?:line )?(?:vs|versus|and) step\b"
+    r"|(?<!last )(?<!final )(?<!training )\bstep (?:line|vs|versus)\b"  # not "the last step line"
 )
+
+
+#: asks whether it still made progress up to the scheduler's kill ("still making progress when slurm
+#: killed it? last step line and the cancel time")
+PROGRESS_Q = re.compile(r"\b(?:still |making |any )?progress\w*\b[^?]{0,40}\b(?:when|before|until|up to)\b")
+
+
+def progress_at_end(c: Ctx, m: Match) -> Reply | None:
+    """The scheduler's end and the last step any rank logged before it, with both times: whether it
+    was still training when it was killed. None unless the scheduler ended the job and a step was
+    logged."""
+    if not PROGRESS_Q.search(m.text) or (end := scheduler_end(c)) is None:
+        return None
+    progress, shown = last_progress(c)
+    if not progress:
+        return None
+    return reply("when", f"{progress} {end_sentence(end)}", [*shown, end.line])
 
 
 def job_and_step(c: Ctx, m: Match) -> Reply | None:
@@ -205,9 +223,7 @@ def rank_signalled(c: Ctx, r: RankView) -> Reply | None:
     end = scheduler_end(c)
     if end is None or r.first_line is None or _SIGNALLED.search(r.first_line.text) is None:
         return None
-    lead = tj.RANK_SIGNALLED.format(
-        rank=r.rank, at=at(r.first_time), ref=ref(r.first_line), end=end_sentence(end)
-    )
+    lead = tj.RANK_SIGNALLED.format(rank=r.rank, at=at_rank(r), ref=ref(r.first_line), end=end_sentence(end))
     return reply("rank_why", lead, [r.first_line, end.line])
 
 
@@ -229,6 +245,7 @@ __all__ = [
     "limit_check",
     "no_single_rank",
     "no_worker_started",
+    "progress_at_end",
     "rank_signalled",
     "scheduler_end",
     "signal_source",

@@ -13,7 +13,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
 from knowledge import answer_more, answer_where
-from knowledge.answer_types import Ctx, at, duration
+from knowledge.answer_types import Ctx, at_rank, duration
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import rank_numbers, seconds_between
@@ -47,7 +47,7 @@ def last_to_die(c: Ctx, m: Match) -> tuple[str, list[EvidenceLine]]:
         return "", []
     last = max(timed, key=lambda r: (r.first_time or "", r.rank))
     same = [r for r in timed if (r.first_time or "")[:19] == (last.first_time or "")[:19] and r is not last]
-    lead = tj.LAST_TO_DIE.format(rank=last.rank, at=at(last.first_time).strip())
+    lead = tj.LAST_TO_DIE.format(rank=last.rank, at=at_rank(last).strip())
     if same:
         lead += " " + tj.LAST_SAME_SECOND.format(ranks=rl(same))
     return lead, [last.first_line] if last.first_line is not None else []
@@ -72,7 +72,7 @@ def others_waited(c: Ctx, m: Match) -> str:
         op=wd.op or "a collective",
         ms=f"{wd.timeout_s * 1000:.0f}",
         timeout=duration(wd.timeout_s),
-        at=at(first.first_time).strip(),
+        at=at_rank(first).strip(),
         gap=f", {duration(gap)} after rank {ini.rank} failed" if gap is not None and gap > 0 else "",
     )
 

@@ -6,7 +6,8 @@ built on every rank, a 16384-token batch, an in-memory index) is answered with t
 removes it, next to this job's line that shows it; a cause they do not show (a native crash, a rank
 that went silent) with what to set up so the next failure shows it, since this run left no stack.
 "Anything left to kill before I relaunch?" for a job that never started a worker: nothing of its own,
-and the command that shows what holds the port it could not bind.
+and the command that shows what holds the port it could not bind. "Did we lose anything? safe to rerun?"
+gets the work lost first (the last step reached against the last save), as "how much" would.
 """
 
 from __future__ import annotations
@@ -15,9 +16,18 @@ import re
 from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
-from knowledge import answer_code, answer_job, answer_mechanism, answer_more, answer_quote, answer_silent
+from knowledge import (
+    answer_code,
+    answer_job,
+    answer_lost,
+    answer_mechanism,
+    answer_more,
+    answer_quote,
+    answer_silent,
+)
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match
 
@@ -117,6 +127,29 @@ def leftover(c: Ctx, m: Match) -> Reply | None:
     return reply("restart", nothing_left(c, m), c.view.key_line())
 
 
+#: "did we lose anything?", "i lose everything??", "did any training even run": what the failure cost,
+#: asked as yes or no (the "how much" phrasings are `answer_lost.ASKS_LOST`'s)
+LOSE_ANY = re.compile(
+    r"\b(?:did|do|have|will|would) (?:we|i|you|they) (?:\w+ )?(?:lose|lost) "
+    r"(?:anything|everything|any\w*|it all|all|much|work|progress|steps?)\b"
+    r"|\b(?:we|i) (?:\w+ )?(?:lose|lost) (?:everything|anything|it all|all (?:of )?(?:it|the \w+))\b"
+    r"|\bis (?:everything|it all|all|all (?:the )?(?:work|progress)) (?:\w+ )?(?:lost|gone)\b"
+    r"|\bdid any (?:training|steps?|work) (?:\w+ )?(?:run|happen|get done)\b"
+)
+#: the ask `answer_lost.lost` answers, for a yes/no phrasing of it
+_HOW_MUCH_LOST = "how much did we lose"
+
+
+def lost_any(c: Ctx, m: Match) -> Reply | None:
+    """ "Did we lose anything? safe to rerun?": the last step reached against the last save (or that
+    no worker ran), as "how much did we lose" is answered; the rerun's verdict follows as a later ask."""
+    if not LOSE_ANY.search(m.text) or answer_lost.ASKS_LOST.search(m.text):
+        return None
+    if answer_job.no_worker_started(c):  # nothing ran; asked with a relaunch, the restart answer says so
+        return None if m.intent == "restart" else reply("restart", tj.NOTHING_LOST, c.view.key_line())
+    return answer_lost.lost(c, replace(m, text=_HOW_MUCH_LOST))
+
+
 def with_rerun(c: Ctx, m: Match, base: Reply) -> Reply:
     """The restart answer with what to change (or capture) before the rerun, fitted to this job; the
     action's "change first" step is then not said twice."""
@@ -135,6 +168,7 @@ __all__ = [
     "capture_steps",
     "change_step",
     "leftover",
+    "lost_any",
     "nothing_left",
     "with_rerun",
 ]

@@ -11,10 +11,13 @@ from collections.abc import Callable
 
 from knowledge import (
     answer_advice,
+    answer_backend,
     answer_checks,
     answer_code,
     answer_code_cause,
     answer_complaint,
+    answer_debug,
+    answer_device,
     answer_doubt_quote,
     answer_ending,
     answer_evidence,
@@ -31,6 +34,7 @@ from knowledge import (
     answer_overview,
     answer_pace,
     answer_pid,
+    answer_port,
     answer_premise,
     answer_quote,
     answer_rerun,
@@ -146,6 +150,7 @@ def _crashed_library(c: Ctx, m: Match) -> Reply | None:
 
 #: asks that carry their own answer, tried in this order before any intent (True: the fix is added)
 FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
+    (answer_device.device, False),  # "which host/gpu was rank 0 on?": its node and device, by line
     (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"
     (answer_whatif.what_if, False),  # "would a smaller batch have fixed it?": yes / no / can't tell
     (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
@@ -154,10 +159,13 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (_whose_pid, False),  # "`Killed process 51234` whose pid is that": its rank and node
     (answer_doubt_quote.which_line, False),  # "which line says time limit, quote it"
     (answer_evidence.sigkill_check, True),  # "'killed by signal: Killed' -- a sigkill?": who sent it
+    (answer_backend.nccl_applies, False),  # "is this NCCL at all?" on a gloo job: no, and what it is
+    (answer_debug.pin_down, False),  # "repro + pin down the batch on one box": the failing rank's shard
     (answer_guesses.hang_guess, False),  # "it was hang maybe?": checked first
     (answer_guesses.allocator_try, False),  # "cant we just set expandable_segments?"
     (answer_xid_facts.xid_facts, False),  # "how do we know the Xid is rank 5's GPU? earlier Xids?"
     (answer_said_where.where_said, False),  # "where does it say the disk is full?": the lines, the check
+    (answer_job.progress_at_end, False),  # "still making progress when slurm killed it?": step, end
     (answer_job.job_and_step, False),  # "JOB 991 vs STEP 991.0 lines?": the job, its step, one event
     (answer_silent.own_output, False),  # "anything in rank 3's stderr?": what the silent rank wrote
     (answer_ending.ending, False),  # "last step on each rank and when", "quote rank 5's own error"
@@ -166,5 +174,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_fixfit.overflow_check, False),  # "is it fp16 overflow?": any loss-scaling line, and the failure
     (answer_fixfit.advice_fit, False),  # "the diagnosis says X: does that fit this run?": held to its facts
     (answer_rerun.leftover, False),  # "anything left to kill before i relaunch?": no worker ever started
+    (answer_port.holder, False),  # "how do i find what's sitting on it?" after a port clash
     (answer_lost.lost, False),  # "how much do we lose": the last step reached against the last save
+    (answer_rerun.lost_any, False),  # "did we lose anything?": the same two facts, asked yes or no
 )

@@ -13,7 +13,7 @@ import re
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_review as tr
 from knowledge import answer_more
-from knowledge.answer_types import Ctx, Reply, at, rank_lines, ref, reply
+from knowledge.answer_types import Ctx, Reply, at_rank, rank_lines, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, launcher_exits
@@ -34,7 +34,7 @@ def quiet(c: Ctx, r: RankView) -> str:
     """When it last wrote, its last step (or the last any rank logged), and that it logged no error."""
     parts = [tj.SILENT_NO_ERROR.format(rank=r.rank), answer_more.went_quiet(c, r)]
     if r.first_line is not None and r.first_time and _STOPPED.search(r.first_line.text):  # when it ended
-        parts.append(tj.SILENT_STOPPED.format(at=at(r.first_time), ref=ref(r.first_line)))
+        parts.append(tj.SILENT_STOPPED.format(at=at_rank(r), ref=ref(r.first_line)))
     if r.last_step is None:
         logged = [x for x in c.view.ranks.values() if x.last_step is not None and x.last_step_line]
         if logged:

@@ -43,7 +43,9 @@ def timeline(c: Ctx, m: Match) -> Reply | None:
     parts = [f"{at[11:19]} {name} ({ref(ln)})" for at, name, ln in events]
     lead = tff.TIMELINE.format(events="; ".join(parts))
     step = _last_step(c, year)
-    if step is not None and (gap := seconds_between(step[0], ini.first_time)) is not None:
+    if step is not None and ini.borrowed:  # no time of its own: how long after the step is not known
+        lead += " " + tff.TIMELINE_AFTER_STEP_BORROWED.format(rank=ini.rank, step=step[1])
+    elif step is not None and (gap := seconds_between(step[0], ini.first_time)) is not None:
         lead += " " + tff.TIMELINE_AFTER_STEP.format(rank=ini.rank, gap=duration(gap), step=step[1])
     if c.view.end:
         lead += " " + tff.TIMELINE_END.format(at=c.view.end[11:19])
@@ -64,7 +66,8 @@ def _collect(c: Ctx, year: str) -> list[tuple[str, str, EvidenceLine]]:
         if ln is not None and at and ini.phase and ini.phase != "train" and all(ln != x[2] for x in out):
             out.append((at, tff.EV_PHASE.format(words=answer_more.activity_words(ln.text)[:80]), ln))
     if ini.first_line is not None:
-        out.append((ini.first_time, tf.EVENT_FAILURE.format(rank=ini.rank), ini.first_line))
+        name = tf.EVENT_FAILURE.format(rank=ini.rank) + (tff.EV_BORROWED if ini.borrowed else "")
+        out.append((ini.first_time, name, ini.first_line))
     kernel = [ln for ln in c.view.evidence if _KERNEL.search(ln.text)]
     for ln in kernel[:2]:
         at = answer_timeline.iso_of(ln, year)
@@ -74,7 +77,8 @@ def _collect(c: Ctx, year: str) -> list[tuple[str, str, EvidenceLine]]:
     first = c.view.first_collateral_time()
     firsts = [x for x in coll if x.first_time == first and x.first_line is not None]
     if first and firsts and firsts[0].first_line is not None:
-        out.append((first, tff.EV_COLLATERAL.format(n=len(coll)), firsts[0].first_line))
+        name = tff.EV_COLLATERAL.format(n=len(coll)) + (tff.EV_BORROWED if firsts[0].borrowed else "")
+        out.append((first, name, firsts[0].first_line))
     down = answer_timeline.teardown(c, year)
     if down is not None and all(down.line != x[2] for x in out):
         out.append((down.at, down.name, down.line))

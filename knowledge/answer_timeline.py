@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_facts as tff
 from knowledge import answer_facts, answer_guesses, answer_quote
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.intents import Match
@@ -62,9 +63,8 @@ def _events(c: Ctx, text: str) -> list[Event]:
         found.append((asked.start(), down))
     err = re.search(r"\b(?:first (?:error|failure)|oom\w*|crash\w*|error)\b", text)
     if err and ini is not None and ini.first_time and ini.first_line is not None:
-        found.append(
-            (err.start(), Event(tf.EVENT_FAILURE.format(rank=ini.rank), ini.first_time, ini.first_line))
-        )
+        name = tf.EVENT_FAILURE.format(rank=ini.rank) + (tff.EV_BORROWED if ini.borrowed else "")
+        found.append((err.start(), Event(name, ini.first_time, ini.first_line)))
     return [e for _, e in sorted(found, key=lambda x: x[0])]
 
 

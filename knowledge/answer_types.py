@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
 from denpex.core.ranks import ranges
+from denpex.core.texts.slack import failed_when
 from knowledge.glossary import Term
 from knowledge.jobfacts_answers import JobView, RankView
 from knowledge.lines import parse_rank
@@ -80,6 +81,12 @@ def when(iso: str | None) -> str:
 
 def at(iso: str | None) -> str:
     return f" at {when(iso)}" if iso else ""
+
+
+def at_rank(r: RankView) -> str:
+    """When rank `r` failed, as a phrase: " at <time>", or " at or after <time> (its line has no time of
+    its own)" when its time is an earlier line's, so an answer never states a borrowed time as its own."""
+    return failed_when(when(r.first_time), r.borrowed) if r.first_time else ""
 
 
 def duration(seconds: float) -> str:

@@ -35,12 +35,19 @@ from knowledge.intents import Match
 ASKS_IF = re.compile(
     r"\bwould\b|\bwould've\b|\bwill (?:it|this|that)\b|\bif (?:i|we|you|it|the)\b"
     r"|\bhave (?:fixed|saved|helped|prevented)\b|\bcould (?:it|we|that)\b"
+    # "do I just raise the limit or is that papering over it?": a lever weighed against the real fix
+    r"|\bpaper\w* over\b|\bband-?aid\b|\bjust (?:raise|bump|increase|up|double|give it)\b"
 )
 BATCH_Q = re.compile(
     r"\b(?:smaller|lower\w*|reduc\w*|less|halv\w*|cut\w*|shrink\w*|decreas\w*|shorter)\b.{0,20}"
     r"\b(?:batch\w*|micro[- ]?batch\w*|seq\w*|context)\b|\b(?:gradient|activation) checkpointing\b"
 )
-RAM_Q = re.compile(r"\b(?:more|bigger|extra|2x|double\w*|larger|additional)\b.{0,15}(?:\bram\b|--mem\b)")
+RAM_Q = re.compile(
+    r"\b(?:more|bigger|extra|2x|double\w*|larger|additional)\b.{0,15}(?:\bram\b|--mem\b)"
+    # "raise the pod mem limit", "bump --mem": the host memory the job may use
+    r"|\b(?:rais\w*|bump\w*|increas\w*|up|lift\w*|doubl\w*)\b.{0,20}"
+    r"(?:\b(?:mem|memory|ram)\b.{0,6}\b(?:limit|request|allocation)s?\b|--mem\b)"
+)
 TIMEOUT_Q = re.compile(
     r"\b(?:rais\w*|bump\w*|increas\w*|doubl\w*|longer|higher|extend\w*|lift\w*)\b.{0,25}\btime ?outs?\b"
     r"|\btime ?outs?\b.{0,15}\b(?:higher|longer|raised|bumped|increased|doubled)\b"

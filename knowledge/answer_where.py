@@ -15,7 +15,7 @@ from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
 from knowledge import answer_code
-from knowledge.answer_types import Ctx, Reply, at, duration, rank_lines, ref, reply
+from knowledge.answer_types import Ctx, Reply, at_rank, duration, rank_lines, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, seconds_between
@@ -218,7 +218,7 @@ def compare(c: Ctx, m: Match) -> Reply | None:
         return None
     first, second = (a, b) if gap >= 0 else (b, a)
     lead = tf.compare_times(
-        first.rank, at(first.first_time), second.rank, at(second.first_time), duration(gap) if gap else ""
+        first.rank, at_rank(first), second.rank, at_rank(second), duration(gap) if gap else ""
     )
     lines = [x.first_line for x in (first, second) if x.first_line is not None]
     return reply("when", lead, lines)

@@ -36,7 +36,9 @@ from knowledge import (
     answer_lines,
     answer_meaning,
     answer_more,
+    answer_others,
     answer_overview,
+    answer_port,
     answer_premise,
     answer_quote,
     answer_status,
@@ -144,6 +146,8 @@ class Answerer:
                     continue  # "which layer made the inf? how do i find out": the first answer says how
                 later = whole if whole.intent != "help" else later
             out = answer_asks.add(out, part, later)
+        if out.intent != "others" and (named := answer_others.told(self.ctx, text)) is not None:
+            out = answer_asks.add(out, text, named)  # "1 and 3 threw too … rank 0 printed nothing": theirs
         return out
 
     def _cause_or_symptom(self, question: str, text: str) -> Reply | None:
@@ -186,6 +190,13 @@ class Answerer:
         if (spent := answer_cost.cost(self.ctx, text)) and "gpu-hours" not in answer_asks.said(got):
             got = answer_cost.with_cost(got, spent)  # "how many GPU-hours did they burn waiting?"
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        if (port := answer_port.proposed(self.ctx, self.matcher.match(text, nodes))) is not None:
+            lone = got.intent in ("help", "explain")  # "next time --master_port 29500, fine?": that first
+            got = _first(got, port.lead, port.lines) if lone else answer_asks.with_lead(got, port.lead, [])
+        guessing = self.matcher.match(text, nodes).intent == "alternatives" and answer_checks.guessed(text)
+        if got.intent == "others" and guessing:  # "0,1,3 have nccl timeouts.. so network?": that first
+            checked = answer_checks.guess(self.ctx, self.matcher.match(text, nodes))
+            got = got if checked is None else _first(got, checked.lead, checked.lines)  # the guess first
         verdict = answer_checks.culprit_verdict(self.ctx, self.matcher.match(text, nodes))
         said, shown = answer_doubt.evidence(self.ctx, text, which=not verdict)
         if said and said.lower() not in answer_asks.said(got):

@@ -30,6 +30,8 @@ class RankView:
     gpu: str | None = None
     category: str | None = None
     first_time: str | None = None
+    #: `first_time` is the nearest earlier line's, another rank's (its own line has no time): "at or after"
+    borrowed: bool = False
     first_line: EvidenceLine | None = None
     phase: str | None = None
     last_step: int | None = None
@@ -175,6 +177,7 @@ def _rank_view(d: Diagnosis, fact: RankFact, group: CollateralGroup | None, susp
         gpu=fact.gpu,
         category=fact.category or (group.category if group is not None else None),
         first_time=fact.first_time or (group.first_time if group is not None else None),
+        borrowed=bool(fact.first_time) and fact.first_time_borrowed,
         first_line=fact.first_line,
         phase=fact.phase,
         last_step=fact.last_step,
@@ -199,6 +202,7 @@ def _initiating(r: RankView, d: Diagnosis) -> RankView:
         gpu=r.gpu,
         category=d.category,
         first_time=ini.time or r.first_time,
+        borrowed=ini.time_borrowed if ini.time else r.borrowed,
         first_line=first,
         phase=ini.phase or r.phase,
         last_step=r.last_step,

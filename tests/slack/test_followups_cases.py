@@ -30,6 +30,8 @@ from tests.slack.test_followups_round12a import CASES as ROUND12A
 from tests.slack.test_followups_round12b import CASES as ROUND12B
 from tests.slack.test_followups_round13a import CASES as ROUND13A
 from tests.slack.test_followups_round13b import CASES as ROUND13B
+from tests.slack.test_followups_round14a import CASES as ROUND14A
+from tests.slack.test_followups_round14b import CASES as ROUND14B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -51,6 +53,8 @@ FACTS = (
     + ROUND12B
     + ROUND13A
     + ROUND13B
+    + ROUND14A
+    + ROUND14B
     + LEVERS
 )
 

@@ -285,7 +285,7 @@ SILENT_RANK = (
     "Its own log shows no error: it went silent (stuck or dead without a traceback), and the others "
     "timed out waiting for it."
 )
-NODE_UNKNOWN = "The logs don't say which node rank {rank} ran on."
+NODE_UNKNOWN = "The logs don't say which node rank {rank} ran on: its host is not recorded in any line."
 SAME_COLLECTIVE = "After the fix, every rank must reach the same collectives in the same order."
 
 

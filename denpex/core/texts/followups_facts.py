@@ -46,11 +46,17 @@ CULPRIT_OTHERS = "Ranks {ranks} were {what}."
 # a whole timeline, every event the facts have
 TIMELINE = "Timeline (UTC): {events}."
 TIMELINE_AFTER_STEP = "Rank {rank} failed {gap} after the last good step ({step})."
+TIMELINE_AFTER_STEP_BORROWED = (
+    "Rank {rank} failed at or after the last good step ({step}); how long after is not known: its "
+    "failure line has no time of its own."
+)
 TIMELINE_END = "The last line is at {at}."
 EV_STEP = "last good step {step}"
 EV_PHASE = "`{words}`"
 EV_KERNEL = "the kernel's line"
 EV_COLLATERAL = "first collateral failure ({n} rank(s) in all)"
+#: an event whose line has no time of its own: the time shown is an earlier line's
+EV_BORROWED = " (at or after this time: its line has no time of its own)"
 
 # whose pid / busId it is
 PID_RANK = "pid {pid} is rank {rank}'s {what}{node} ({ref})."
@@ -282,3 +288,38 @@ LAST_DEATH = (
 OWN_ERROR = "Rank {rank}'s own last error line before it exited ({ref}): `{text}`."
 TAIL = "Rank {rank}'s last {n} lines from its own log ({src}), up to its failure at {at}, as printed."
 SCHEDULER_LINE = "The scheduler's line ({ref}): `{text}`."
+
+
+def gap_after(gap: str, rank: int, borrowed: bool) -> str:
+    """`, 3.8 s after rank 2`; `at most` when rank 2's time is an earlier line's (it failed at or after)."""
+    return f", at most {gap} after rank {rank}" if borrowed else f", {gap} after rank {rank}"
+
+
+# which GPU of which node a rank used (answer_device)
+DEVICE_NODE = "Rank {rank} ran on {node}."
+DEVICE_NO_NODE = (
+    "The logs don't say which node rank {rank} ran on: its host is not recorded in any line "
+    "(`sacct -j <jobid> -o JobID,NodeList` lists the job's nodes)."
+)
+DEVICE_LOCAL = (
+    "Its GPU: local_rank {n} ({ref}); torchrun gives local rank {n} the node's device {n} (cuda:{n}), "
+    "unless the job remaps CUDA_VISIBLE_DEVICES."
+)
+DEVICE_OOM = (
+    "Its own out-of-memory line names GPU {n} ({ref}): the device index as the process numbered it "
+    "(cuda:{n})."
+)
+DEVICE_DISAGREE = (
+    "The two disagree (local_rank {local}, GPU {oom}): go by the local rank for the card; the OOM "
+    "message's index is the process's own numbering, not a card count of the node."
+)
+DEVICE_CHECK = (
+    "To name the physical card: `nvidia-smi --query-gpu=index,pci.bus_id,serial --format=csv` on {node} "
+    "maps that index to its bus id and serial."
+)
+DEVICE_BLOCK = (
+    "{node} ran ranks {ranks}, one block, as torchrun numbers a node's workers: it is that node's local_rank "
+    "{n}, so its GPU is the node's device {n} (cuda:{n}), unless the job remaps CUDA_VISIBLE_DEVICES."
+)
+#: each rank's first error side by side: the first to fail leads, with its own words and figures
+EACH_FIRST = "Rank {rank} failed first{at}, with `{text}` ({ref})."

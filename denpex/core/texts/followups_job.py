@@ -253,7 +253,8 @@ WAIT_BEGAN = (
     "on began waiting at about {start} UTC."
 )
 NODE_FIND = (
-    "The logs don't say which node rank {rank} ran on. To find it: `sacct -j <jobid> -o JobID,NodeList` "
+    "The logs don't say which node rank {rank} ran on: its host is not recorded in any line. To find it: "
+    "`sacct -j <jobid> -o JobID,NodeList` "
     "lists the job's nodes; with torchrun, rank = node_rank × nproc_per_node + local_rank: its host "
     "is node_rank {rank} // nproc_per_node in that list."
 )

@@ -84,3 +84,47 @@ CODE_FROM_OTHERS = (
     "Rank {rank} was killed without a traceback of its own, but every rank runs the same code there, and "
     "another rank's traceback names the line: {where}"
 )
+
+# a port the user means to set by hand next time, for a job whose port was taken (`answer_port`)
+PORT_PROPOSED = (
+    "Not by itself: port {port} is fine only if nothing else on {node} listens on it when the job starts. "
+    "This job failed because port {used} was already taken ({ref}), and a fixed port collides again "
+    "with any other job or leftover process on that node. Check it first with `ss -ltnp | grep :{port}`, "
+    "or let torchrun pick a free port: `--standalone` on one node, or `--rdzv-endpoint=localhost:0`."
+)
+PORT_PROPOSED_SAME = (
+    "No: port {port} is the one that was already taken here ({ref}); another process on {node} listened "
+    "on it. Pick a free port per job instead: `--standalone` on one node, `--rdzv-endpoint=localhost:0`, "
+    "or a port derived from the job id (`$((20000 + SLURM_JOB_ID % 20000))`)."
+)
+
+# "is this an NCCL problem at all?" for a job whose collectives ran on gloo (`answer_backend`)
+NOT_NCCL = (
+    "No: this job's collectives ran on gloo ({ref}), PyTorch's CPU backend, not NCCL — so NCCL settings "
+    "(`NCCL_*`, `TORCH_NCCL_*`) do nothing for it."
+)
+NOT_NCCL_CATEGORY = "Its `{category}` category only says a collective timed out, on whichever backend."
+NOT_NCCL_DESYNC = (
+    "What it is: a desync. {note} On gloo, `TORCH_DISTRIBUTED_DEBUG=DETAIL` is the setting that checks "
+    "every rank calls the same collective and names the one that does not."
+)
+NOT_NCCL_WHAT = "What it is: {what}, started by rank {rank}."
+
+# "network again?" for a job whose ranks all ran on one node (`answer_checks.guess`)
+NET_ONE_NODE = (
+    "All {count} ranks ran on one node ({node}): their collectives stayed inside that machine, so no "
+    "InfiniBand or other link between nodes carried them."
+)
+NET_WAITED = "The others' timeouts are their wait for rank {rank}: {timeout}"
+
+# "how would I repro it and pin down the batch on one box?" (`answer_debug.pin_down`)
+PIN_DOWN = (
+    "To pin it down on one box, replay rank {rank}'s data, not all of it: run one process with the same "
+    "seed and data order, and give its sampler rank {rank}'s shard (`DistributedSampler(ds, "
+    "num_replicas={world}, rank={rank}, seed=<same seed>)`), so it sees the batches rank {rank} saw."
+)
+PIN_DOWN_STEP = (
+    "Run it through step {step} and the one after: the last step any rank logged was step {step} "
+    "(rank {by}, {ref})."
+)
+PIN_DOWN_NO_STEP = "No step number is in the logs, so run until it fails."

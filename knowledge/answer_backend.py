@@ -1,0 +1,52 @@
+"""Whether NCCL, and its settings, bear on a job whose collectives ran on another backend.
+
+Why: "is this an NCCL problem at all?" and "does TORCH_NCCL_DESYNC_DEBUG even do anything here?" are
+asked when the category says `nccl_timeout` but the lines say gloo. The honest answer is no: NCCL's
+settings never reach a gloo process group, and the category only names a collective timeout. What the
+failure is instead comes next (a desync, from the ranks' calls), so the reader is not left with a no.
+A job that did run on NCCL falls through to the usual answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from denpex.core.texts import followups_verdicts as tv
+from denpex.core.texts import slack as t
+from knowledge import answer_checks, answer_code
+from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.intents import Match
+
+#: NCCL named, or one of its settings
+_NCCL = re.compile(r"\b(?:torch_)?nccl\w*")
+#: asked whether it applies ("at all", "even involved", "does that do anything", "relevant here")
+_APPLIES = re.compile(
+    r"\bat all\b"
+    r"|\b(?:even|actually|really) (?:involved|used|using|in play|relevant|matter\w*|apply|applies)\b"
+    r"|\b(?:do|does|did|would|will) (?:that|this|it|they|those|these|either)(?: \w+)?"
+    r" (?:do|apply|matter|help|affect|change)\w* (?:anything|something|here|for)\b"
+    r"|\b(?:relevant|apply|applies|matter|matters) (?:here|to this|for this)\b"
+    r"|\bis (?:nccl|it nccl|this nccl) (?:even|actually|really)\b"
+)
+
+
+def nccl_applies(c: Ctx, m: Match) -> Reply | None:
+    """ "Is this NCCL at all? what would you call it?" on a gloo job: no, then what the failure is."""
+    if not _NCCL.search(m.text) or not _APPLIES.search(m.text):
+        return None
+    found = answer_checks.backend_of(c)
+    if found is None or found[0] != "gloo":
+        return None
+    line = found[1]
+    lead = tv.NOT_NCCL.format(ref=ref(line))
+    if "nccl" in (c.view.category or ""):  # the category's name is what made it look like NCCL
+        lead = f"{lead} {tv.NOT_NCCL_CATEGORY.format(category=c.view.category)}"
+    ini = c.view.initiating
+    if note := answer_code.desync_note(c):
+        lead = f"{lead} {tv.NOT_NCCL_DESYNC.format(note=note)}"
+    elif ini is not None:
+        lead = f"{lead} {tv.NOT_NCCL_WHAT.format(what=t.category_words(c.view.category), rank=ini.rank)}"
+    return reply("backend", lead, [line, *(x for x in c.view.key_line() if x != line)])
+
+
+__all__ = ["nccl_applies"]

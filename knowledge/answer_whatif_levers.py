@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_whatif as tw
 from denpex.core.texts import slack as t
 from knowledge.answer_quote import pool
@@ -184,8 +185,7 @@ def workers(c: Ctx, m: Match) -> Reply | None:
         return _not_this(c, "the number of DataLoader workers") if cat == "scheduler_kill" else None
     line = c.view.key_line()
     if cat == "dataloader_worker_killed" and line:
-        text = tw.WORKERS_SHM if _SHM_LINE.search(line[0].text) else tw.WORKERS_KILLED
-        return reply("whatif", text.format(rank=ini.rank, ref=ref(line[0])), line)
+        return _worker(ini, line, tw.WORKERS_SHM, tw.WORKERS_KILLED)
     if cat == "host_oom":
         return _host(c, ini, tw.WORKERS_HOST)
     if cat == "cpu_oom_checkpoint":
@@ -206,8 +206,7 @@ def shm(c: Ctx, m: Match) -> Reply | None:
         return _not_this(c, "the size of /dev/shm") if cat == "scheduler_kill" else None
     line = c.view.key_line()
     if cat == "dataloader_worker_killed" and line:
-        text = tw.SHM_YES if _SHM_LINE.search(line[0].text) else tw.SHM_KILLED
-        return reply("whatif", text.format(rank=ini.rank, ref=ref(line[0])), line)
+        return _worker(ini, line, tw.SHM_YES, tw.SHM_KILLED)
     if cat in ("host_oom", "cpu_oom_checkpoint"):
         lead = tw.SHM_HOST.format(rank=ini.rank, rss=_at(rss_note(c)), fix=lasting_fix(c))
         return reply("whatif", lead, line)
@@ -217,6 +216,12 @@ def shm(c: Ctx, m: Match) -> Reply | None:
     if "oom" in cat:
         return None
     return _not_this(c, "the size of /dev/shm")
+
+
+def _worker(ini: RankView, line: list[EvidenceLine], shm_text: str, killed_text: str) -> Reply:
+    """A killed DataLoader worker: a bus error from a full /dev/shm, or the OOM killer's SIGKILL."""
+    text = shm_text if _SHM_LINE.search(line[0].text) else killed_text
+    return reply("whatif", text.format(rank=ini.rank, ref=ref(line[0])), line)
 
 
 def _host(c: Ctx, ini: RankView, text: str) -> Reply:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from denpex.core.models import EvidenceLine, RankFact, RunFacts
 from knowledge.lines import RankInfo, Stamp, parse_rank, parse_step, parse_timestamp
-from knowledge.settings import settings
+from knowledge.settings import distinct_lines, settings
 from knowledge.signals import Job, Signal
 
 if TYPE_CHECKING:
@@ -93,20 +93,9 @@ MAX_VERSION_LINES = 8
 def _versions(job: Job, red: Redactor) -> list[EvidenceLine]:
     """The lines that print versions, each kept only when it names a version no kept line did (eight
     ranks printing `torch 2.5.1` keep one line; a rank on another image keeps its own)."""
-    out: list[EvidenceLine] = []
-    seen: set[tuple[str, str]] = set()
-    for scan in job.scans:
-        for hit in scan.hits:
-            pairs = {(n.lower(), v) for n, v in _VERSION.findall(hit.text)}
-            if not pairs or pairs <= seen:
-                continue
-            seen |= pairs
-            out.append(
-                EvidenceLine(source=scan.source.name, line=hit.line, text=red(scan, hit.line, hit.text))
-            )
-            if len(out) >= MAX_VERSION_LINES:
-                return out
-    return out
+    return distinct_lines(
+        job, red, lambda text: {(n.lower(), v) for n, v in _VERSION.findall(text)}, MAX_VERSION_LINES
+    )
 
 
 def _first_failures(job: Job) -> dict[int, Signal]:

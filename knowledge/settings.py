@@ -12,6 +12,7 @@ this module keeps one line per distinct setting and value, and reads them back a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from denpex.core.models import EvidenceLine
@@ -43,20 +44,28 @@ def pairs(text: str) -> dict[str, str]:
 
 def settings(job: Job, red: Redactor) -> list[EvidenceLine]:
     """The lines that print settings, each kept only when it shows a setting and value no kept line did."""
+    return distinct_lines(job, red, lambda text: set(pairs(text).items()), MAX_LINES)
+
+
+def distinct_lines(
+    job: Job, red: Redactor, read: Callable[[str], set[tuple[str, str]]], limit: int
+) -> list[EvidenceLine]:
+    """The scanned lines whose (name, value) pairs add one no kept line had (eight ranks printing the
+    same dump keep one line; a rank that differs keeps its own), at most `limit`."""
     out: list[EvidenceLine] = []
     seen: set[tuple[str, str]] = set()
     for scan in job.scans:
         for hit in scan.hits:
-            found = set(pairs(hit.text).items())
+            found = read(hit.text)
             if not found or found <= seen:
                 continue
             seen |= found
             out.append(
                 EvidenceLine(source=scan.source.name, line=hit.line, text=red(scan, hit.line, hit.text))
             )
-            if len(out) >= MAX_LINES:
+            if len(out) >= limit:
                 return out
     return out
 
 
-__all__ = ["MAX_LINES", "NAMES", "SCAN", "pairs", "settings"]
+__all__ = ["MAX_LINES", "NAMES", "SCAN", "distinct_lines", "pairs", "settings"]

@@ -265,3 +265,28 @@ def test_the_same_state_dict_under_a_save_stays_a_checkpoint_gather(
 ) -> None:
     d = diagnose_dir(_log(tmp_path, _state_dict_oom("save_checkpoint")))
     assert d.category == "gpu_oom_checkpoint_gather"
+
+
+def test_the_dynamic_loaders_own_assertion_is_a_native_crash(diagnose_dir: Run, tmp_path: Path) -> None:
+    """ld.so aborted the process; the peers' connection resets that follow are its consequence."""
+    log = (
+        "Inconsistency detected by ld.so: dl-open.c: 272: dl_open_worker: Assertion `_dl_debug_initialize (0, args->nsid)->r_state == RT_CONSISTENT' failed!\n"
+        "[E socket.cpp:957] [c10d] Connection reset by peer\n"
+        "RuntimeError: Connection reset by peer\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "segfault"
+
+
+def test_a_library_attribute_missing_from_numpy_in_any_report_format_is_a_version_mismatch(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """A tool's crash report that puts the exception class and message on separate lines."""
+    log = (
+        "ERROR: Internal error in the graph compiler\n"
+        "  Exception type: AttributeError\n"
+        "  Exception text: module 'numpy' has no attribute 'float'\n"
+        "  Compiler exited with status 70\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"

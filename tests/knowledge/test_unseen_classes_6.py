@@ -290,3 +290,34 @@ def test_a_library_attribute_missing_from_numpy_in_any_report_format_is_a_versio
     )
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category == "env_version_mismatch"
+
+
+def test_an_oom_while_a_worker_builds_and_loads_its_model_is_not_a_save(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """An RL worker's `init_model` loading a full state dict onto the GPU, beside an inference engine that
+    still holds memory: model loading, never a checkpoint gather."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/rl/workers/fsdp_worker.py", line 201, in init_model\n'
+        "    self._build_model()\n"
+        '  File "/srv/rl/utils/fsdp_utils.py", line 365, in fsdp2_load_full_state_dict\n'
+        "    model.to(device)\n"
+        '  File "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", line 1381, in to\n'
+        "    return self._apply(convert)\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 520.00 MiB. GPU 0 has a total capacity of 79.11 GiB "
+        "of which 247.50 MiB is free. Process 5120 has 61.80 GiB memory in use.\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "gpu_oom"
+    assert d.initiating.phase == "model_load"
+
+
+def test_transformers_lazy_import_failing_is_a_version_mismatch(diagnose_dir: Run, tmp_path: Path) -> None:
+    log = (
+        '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/import_utils.py", line 2045, in __getattr__\n'
+        "    raise ModuleNotFoundError(\n"
+        "ModuleNotFoundError: Could not import module 'AutoModelForCausalLM'. Are this object's requirements defined correctly?\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"

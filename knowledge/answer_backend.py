@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from denpex.core.texts import followups_triage as tt
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
-from knowledge import answer_checks, answer_code
+from knowledge import answer_checks, answer_code, answer_stack
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match
 
@@ -23,10 +24,15 @@ _NCCL = re.compile(r"\b(?:torch_)?nccl\w*")
 _APPLIES = re.compile(
     r"\bat all\b"
     r"|\b(?:even|actually|really) (?:involved|used|using|in play|relevant|matter\w*|apply|applies)\b"
-    r"|\b(?:do|does|did|would|will) (?:that|this|it|they|those|these|either)(?: \w+)?"
+    r"|\b(?:do|does|did|would|will) (?:that|this|it|they|those|these|either)(?: \w+){0,2}"
     r" (?:do|apply|matter|help|affect|change)\w* (?:anything|something|here|for)\b"
     r"|\b(?:relevant|apply|applies|matter|matters) (?:here|to this|for this)\b"
     r"|\bis (?:nccl|it nccl|this nccl) (?:even|actually|really)\b"
+)
+
+#: asked what to use in their place ("what should i set instead", "to get a real mismatch error")
+_INSTEAD = re.compile(
+    r"\binstead\b|\bwhat (?:should|do|can|would) (?:i|we) (?:set|use|turn on|enable)\b|\bmismatch\b"
 )
 
 
@@ -46,6 +52,10 @@ def nccl_applies(c: Ctx, m: Match) -> Reply | None:
         lead = f"{lead} {tv.NOT_NCCL_DESYNC.format(note=note)}"
     elif ini is not None:
         lead = f"{lead} {tv.NOT_NCCL_WHAT.format(what=t.category_words(c.view.category), rank=ini.rank)}"
+    if _INSTEAD.search(m.text) and "TORCH_DISTRIBUTED_DEBUG" not in lead:  # gloo's own mismatch check
+        lead = f"{lead} {tt.GLOO_INSTEAD}"
+    if answer_stack.STACK_Q.search(m.text) and ini is not None:  # "what do i run to get its stack?"
+        lead = f"{lead} {answer_stack.stack_sentence(c, ini)}"
     return reply("backend", lead, [line, *(x for x in c.view.key_line() if x != line)])
 
 

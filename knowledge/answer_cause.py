@@ -14,7 +14,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tf
 from denpex.core.texts import slack as t
-from knowledge import answer_quote
+from knowledge import answer_quote, answer_where
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -92,6 +92,8 @@ def _symptom(c: Ctx, ranks: list[RankView], ln: EvidenceLine) -> Reply | None:
     lead = tf.CAUSE_SYMPTOM.format(
         who=who, ref=ref(ln), why=note, ini=ini.rank, what=t.category_words(c.view.category), iref=ref(iline)
     )
+    if place := answer_where.group_place(c, ranks):  # "were they all just sitting in a barrier?"
+        lead = f"{lead} {place}"
     return reply("rank_why", lead, [ln, *([iline] if iline is not None else [])])
 
 

@@ -160,9 +160,9 @@ def _scheduler_guess(m: Match, end: answer_job.SchedulerEnd, name: str) -> Reply
     return reply("alternatives", " ".join(parts), [end.line])
 
 
-def timeout_help(c: Ctx, m: Match) -> Reply | None:
+def timeout_help(c: Ctx, m: Match, figure: bool = True) -> Reply | None:
     """ "Would raising the timeout help?": only when the awaited rank was slow, never when it was gone
-    or in another collective."""
+    or in another collective (`figure`: lead with the timeout the logs show)."""
     ini = c.view.initiating
     if ini is None:
         return None
@@ -176,7 +176,7 @@ def timeout_help(c: Ctx, m: Match) -> Reply | None:
         why = f"{tf.TIMEOUT_STUCK.format(rank=ini.rank, what=what)} {answer_silent.next_steps(c, ini)}"
     else:
         why = tf.TIMEOUT_GONE.format(rank=ini.rank, what=t.category_words(ini.category or c.view.category))
-    was = _timeout_was(c)  # "is 10s too tight?": the figure the reader doubts, then why it is not it
+    was = _timeout_was(c) if figure else ""  # "is 10s too tight?": the figure, then why it is not it
     return reply("timeout_help", f"{was}{tf.TIMEOUT_WONT_HELP} {why}", c.view.key_line())
 
 

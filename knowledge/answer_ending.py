@@ -164,12 +164,18 @@ def _own(c: Ctx, r: RankView) -> list[EvidenceLine]:
     return max(by.values(), key=len, default=[])
 
 
+def own_error_line(c: Ctx, r: RankView) -> EvidenceLine | None:
+    """The rank's own last error line in its own log (`CUDA error: unspecified launch failure`), which
+    may not be the line that named its failure (the kernel's Xid line)."""
+    errors = [ln for ln in _own(c, r) if _ERROR.search(ln.text) and not _NOT_ERROR.search(ln.text)]
+    return errors[-1] if errors else None
+
+
 def own_error(c: Ctx, r: RankView) -> Reply | None:
     """The rank's own last error line before it exited, quoted with its place."""
-    errors = [ln for ln in _own(c, r) if _ERROR.search(ln.text) and not _NOT_ERROR.search(ln.text)]
-    if not errors:
+    line = own_error_line(c, r)
+    if line is None:
         return None
-    line = errors[-1]
     shown = [line, *([r.exit_line] if r.exit_line is not None and r.exit_line != line else [])]
     said = tff.OWN_ERROR.format(rank=r.rank, ref=ref(line), text=line.text.strip()[:240])
     return reply("quote", said, shown)

@@ -162,7 +162,8 @@ def rank_why(c: Ctx, m: Match) -> Reply | None:
         return base
     extra, lines = answer_where.rank_extra(c, m, r, base.lead)
     waited = others_waited(c, m)  # "why did the other 7 sit there for ages"
-    extra = " ".join(x for x in (waited, extra) if x)
+    mem = memory_compare(c, m) if r.role == "initiating" else ""  # "why only rank 5?": its memory vs theirs
+    extra = " ".join(x for x in (waited, extra, mem) if x and x not in base.lead)
     if not extra:
         return base
     return reply(
@@ -232,8 +233,8 @@ def _job_phase(c: Ctx) -> Reply | None:
         return None
     shown = ini.phase_evidence
     lead = t.phase_of("The job", phase_words(ini.phase), "", f" ({ref(shown)})" if shown else "")
-    if no_worker_started(c):  # "did my code even run?": no
-        lead += " " + tf.NO_WORKER_RAN
+    if no_worker_started(c):  # "did my code even run?": no, and what stopped it first
+        lead += " " + (tf.NO_WORKER_RENDEZVOUS if ini.phase == "rendezvous" else tf.NO_WORKER_RAN)
     progress, step = answer_job.last_progress(c)  # how far it got before the scheduler ended it
     lead += f" {progress}" if progress else ""
     return reply("phase", lead, [x for x in (shown, *ini.evidence[:1], *step) if x is not None])

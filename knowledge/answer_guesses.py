@@ -31,6 +31,7 @@ RUNNING_Q = re.compile(
 _HANG = re.compile(r"\b(?:hang|hangs|hung|hanging|stall|stalled|stuck|froze|frozen|deadlock\w*)\b")
 _GUESSED = re.compile(
     r"\bmaybe\b|\bprobably\b|\bperhaps\b|\bi (?:think|guess|bet|suspect|reckon)\b|\bright\b|\bno\b"
+    r"|^(?:so |and |but |ok )?(?:any|was there|were there|is there)\b"  # "any stall before the limit"
     r"|^(?:so |and |but |ok )?(?:was|is|did|could|might|it was|its|it is|it) "
     r"(?:it |this |that |the job |training )?"
 )
@@ -41,8 +42,8 @@ _NOT_A_GUESS = re.compile(
 )
 #: a setting proposed as the fix ("cant we just set expandable_segments and rerun", "would X help")
 _TRY = re.compile(
-    r"\b(?:set|setting|use|using|try|trying|enable|enabling|add|adding|turn on|flip|export|with)\b"
-    r"|\b(?:help|fix|solve|save|enough)\b"
+    r"\b(?:set|setting|use|using|try|trying|enable|enabling|add|adding|turn on|flip|export|exporting|with)\b"
+    r"|\b(?:help|fix|solve|save|enough|wishful)\b|\bget (?:us |it |me )?(?:past|through|over)\b"
 )
 #: categories whose first failure is itself a wait that timed out: a hang, in a collective
 _STUCK = frozenset({"hang_no_error", "nccl_timeout"})
@@ -152,6 +153,7 @@ def allocator_try(c: Ctx, m: Match) -> Reply | None:
     where = f" while {phase_words(ini.phase)}" if ini.phase else ""
     step = f" at step {ini.last_step}" if ini.last_step is not None else ""
     facts = dict(name=term.name, rank=ini.rank, short=gib(o.short_gib), where=where, step=step)
+    facts.update(asked=gib(o.asked_gib), free=gib(o.free_gib))
     if spare is not None and spare >= o.short_gib:
         lead = tj.ALLOC_MAY_HELP.format(spare=gib(spare), **facts)
     elif spare is not None:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from denpex.core.texts import followups_job as tj
 from knowledge import answer_facts, answer_more, answer_quote
-from knowledge.answer_types import Ctx, Reply, rank_lines, ref, reply
+from knowledge.answer_types import Ctx, Reply, duration, rank_lines, ref, reply
 from knowledge.evidence_numbers import watchdog
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView
@@ -157,7 +157,7 @@ def _wait_began(c: Ctx) -> str:
         at = datetime.fromtimestamp(stamp.value, UTC)
         start = at - timedelta(seconds=waited)
         return tj.WAIT_BEGAN.format(
-            start=start.strftime("%H:%M:%S"), end=at.strftime("%H:%M:%S"), secs=f"{waited:g}", ref=ref(ln)
+            start=start.strftime("%H:%M:%S"), end=at.strftime("%H:%M:%S"), secs=duration(waited), ref=ref(ln)
         )
     return ""
 

@@ -8,6 +8,7 @@ resume from, not the restart advice.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
@@ -39,6 +40,15 @@ ASKS_LOST = re.compile(
     r"(?:earlier|older|previous|prior|complete\w*|good) "
     r"(?:checkpoint|ckpt|save)s?\b"
 )
+#: "is there a ckpt", "any checkpoint i can resume from?": whether a save exists is the last save logged
+ASKS_SAVED = re.compile(
+    r"\b(?:is|was) there (?:an? |any )?(?:checkpoint|ckpt|save)s?\b(?! (?:of|for) (?:rank|step) \d)"
+    r"|\b(?:any|a) (?:checkpoint|ckpt|save)s? (?:\w+ ){0,3}?(?:to |can |could )(?:resume|restart|go back)\b"
+)
+#: resuming named with it ("is there a ckpt i can resume from?"): the restart verdict leads, then the save
+_RESUME_VERDICT = re.compile(r"\b(?:resume|resuming|restart|rerun|relaunch)\b")
+#: the ask "how much do we lose" stands for when the save fact is added to another answer
+_HOW_MUCH_LOST = "how much do we lose"
 
 
 #: "is checkpoint-6.pt usable?": asked of the save a failure cut short, the same two facts answer it
@@ -55,7 +65,8 @@ def lost(c: Ctx, m: Match) -> Reply | None:
     saving = ini is not None and ini.phase == "checkpoint_save"
     cut = saving and saving_line(c) is not None
     cut_line = c.view.phase_line if saving else None
-    if not ASKS_LOST.search(m.text) and not (cut and CKPT_USABLE.search(m.text)):
+    saved_asked = ASKS_SAVED.search(m.text) and not _RESUME_VERDICT.search(m.text)
+    if not ASKS_LOST.search(m.text) and not saved_asked and not (cut and CKPT_USABLE.search(m.text)):
         return None
     if no_worker_started(c):  # a launcher failure: nothing ran, so nothing was lost
         line = c.view.evidence[0] if c.view.evidence else None
@@ -97,6 +108,14 @@ def lost(c: Ctx, m: Match) -> Reply | None:
         name=saved[0], save_ref=ref(saved[1]), step=top.last_step, total=total, rank=top.rank, ref=where
     )
     return reply("restart", lead, [ln for ln in (saved[1], line) if ln is not None])
+
+
+def saved_fact(c: Ctx, m: Match) -> Reply | None:
+    """ "can I just resume? is there a checkpoint": the restart verdict answers the first ask; whether a
+    save exists (the last one logged, or none) is this, added after it."""
+    if not ASKS_SAVED.search(m.text) or not _RESUME_VERDICT.search(m.text):
+        return None
+    return lost(c, replace(m, text=_HOW_MUCH_LOST))
 
 
 #: a line that logs a checkpoint save ("saving checkpoint at step 50", "Saved model to …")

@@ -35,6 +35,9 @@ WAITED_Q = re.compile(
 #: asks whether one rank's memory stood apart from the others'
 MEMORY_Q = re.compile(
     r"\bmore (?:gpu )?(?:memory|ram|vram) than\b|\b(?:memory|ram|vram) (?:than|vs\.?|versus|compared)\b"
+    # "why only rank 5? what's different about it vs the other 7": its own figures against theirs
+    r"|\bwhy (?:only|just) (?:rank \d+|that rank|this rank|one rank|it)\b"
+    r"|\b(?:different|special|unusual|odd) about (?:it|rank \d+|that rank|this rank|him|her)\b"
 )
 
 

@@ -68,4 +68,29 @@ def proposed(c: Ctx, m: Match) -> Reply | None:
     return reply("port", text.format(port=port, used=used, ref=ref(line), node=_node(c)), [line])
 
 
-__all__ = ["HOLDER_Q", "holder", "proposed"]
+#: asked what to launch with so it cannot clash again ("what do i put on the torchrun line so it never
+#: collides", "how do we stop the port clash next time")
+_NEVER_AGAIN = re.compile(
+    r"\b(?:torchrun|launch|launcher|srun|command) (?:line|cmd|command|args?|flags?)\b"
+    r"|\bnever (?:collides?|clash\w*|happens?|conflicts?)\b"
+    r"|\b(?:avoid|prevent|stop)\w* (?:this|it|that|the|a)? ?(?:port )?(?:clash|collision|conflict)\w*"
+)
+#: a port the reader takes the summary to say ("the default 29500", "29500 isn't what we launched with")
+_SAID_PORT = re.compile(r"\b(\d{4,5})\b")
+
+
+def never_again(c: Ctx, m: Match) -> Reply | None:
+    """ "What do I put on the torchrun line so a single-node job never collides again?": the port this
+    job found taken (not the default a reader assumed), then the flags that have a free one picked."""
+    bound = _bind_line(c)
+    if bound is None or not _NEVER_AGAIN.search(m.text):
+        return None
+    line, used = bound
+    lead = tv.PORT_NEVER_AGAIN.format(used=used, ref=ref(line))
+    said = [p for p in _SAID_PORT.findall(m.text) if p != used]
+    if said:  # "the summary says the default 29500": not the port this job asked for
+        lead = f"{tv.PORT_NOT_SAID.format(said=said[0], used=used)} {lead}"
+    return reply("port", lead, [line])
+
+
+__all__ = ["HOLDER_Q", "holder", "never_again", "proposed"]

@@ -131,7 +131,11 @@ def step_sentence(c: Ctx, text: str, said: str) -> tuple[str, list[EvidenceLine]
     return (found[0].upper() + found[1:], shown) if found else ("", [])
 
 
-_WHICH_STEP = re.compile(r"\b(?:which|what) step\b|\baround (?:which|what) step\b|\bwhich iter\w*\b")
+_WHICH_STEP = re.compile(
+    r"\b(?:which|what) step\b|\baround (?:which|what) step\b|\bwhich iter\w*\b"
+    # terse: "step when it died", "timeout value last step"
+    r"|^(?:the )?step (?:when|it|where)\b|\blast step\W*$"
+)
 _STEP_SAID = re.compile(r"\bstep \d+")
 
 

@@ -19,6 +19,7 @@ from knowledge import (
     answer_debug,
     answer_device,
     answer_doubt_quote,
+    answer_dumps,
     answer_ending,
     answer_evidence,
     answer_facts,
@@ -40,8 +41,11 @@ from knowledge import (
     answer_rerun,
     answer_said_where,
     answer_silent,
+    answer_stack,
     answer_story,
     answer_time_limit,
+    answer_triage,
+    answer_trial,
     answer_whatif,
     answer_xid_facts,
 )
@@ -152,6 +156,9 @@ def _crashed_library(c: Ctx, m: Match) -> Reply | None:
 FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_device.device, False),  # "which host/gpu was rank 0 on?": its node and device, by line
     (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"
+    (answer_dumps.dump_file, False),  # "what is nccl_trace_rank_2? binary when i cat it": a pickled dump
+    (answer_triage.timeout_value, False),  # "is 10000ms the default? just bump it?": ours, and no
+    (answer_triage.usual_noise, False),  # "usual nccl timeout noise, safe to ignore?": who they waited on
     (answer_whatif.what_if, False),  # "would a smaller batch have fixed it?": yes / no / can't tell
     (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
     (answer_premise.step_claim, False),  # "it died at step 9?": the last step any rank logged
@@ -160,7 +167,9 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_doubt_quote.which_line, False),  # "which line says time limit, quote it"
     (answer_evidence.sigkill_check, True),  # "'killed by signal: Killed' -- a sigkill?": who sent it
     (answer_backend.nccl_applies, False),  # "is this NCCL at all?" on a gloo job: no, and what it is
+    (answer_stack.stack_next_time, False),  # "next time it wedges, what gets its python stack?"
     (answer_debug.pin_down, False),  # "repro + pin down the batch on one box": the failing rank's shard
+    (answer_trial.trial, False),  # "minimal change at train.py:174, and test it on a 2-3 step run?"
     (answer_guesses.hang_guess, False),  # "it was hang maybe?": checked first
     (answer_guesses.allocator_try, False),  # "cant we just set expandable_segments?"
     (answer_xid_facts.xid_facts, False),  # "how do we know the Xid is rank 5's GPU? earlier Xids?"
@@ -175,6 +184,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_fixfit.advice_fit, False),  # "the diagnosis says X: does that fit this run?": held to its facts
     (answer_rerun.leftover, False),  # "anything left to kill before i relaunch?": no worker ever started
     (answer_port.holder, False),  # "how do i find what's sitting on it?" after a port clash
+    (answer_port.never_again, False),  # "what goes on the torchrun line so it never collides again?"
     (answer_lost.lost, False),  # "how much do we lose": the last step reached against the last save
     (answer_rerun.lost_any, False),  # "did we lose anything?": the same two facts, asked yes or no
 )

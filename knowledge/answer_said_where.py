@@ -27,7 +27,11 @@ ASKS_WHERE_SAID = re.compile(
     r"\bwhere (?:in (?:my|the|our|these|those) (?:logs?|output|lines) )?(?:does|did|do) (?:it|anything|"
     r"the logs?|they|you|that|this) (?:\w+ )?(?:say|show|mention|print|tell|state)s?\b"
     r"|\bwhere(?:'s| is| was) (?:that|it|this) (?:\w+ )?(?:said|printed|logged|shown)\b"
+    # "where is that report? grep'd console.log for desync, got nothing": a thing the summary named
+    r"|\bwhere(?:s| is| was| are) (?:that|this|the|those) (?:\w+ )?(?:report|message|line|warning)s?\b"
 )
+#: the word the reader searched the logs for ("grep'd console.log for desync")
+_GREPPED = re.compile(r"\bgrep\w* (?:[\w.-]+ )?for ([a-z][\w-]*)")
 #: words the reader names: a config key or identifier (`stage3_gather_…`); errnos are told apart below
 _IDENT = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}\b|\b[a-z]\w*\b")
 #: errno names (`enospc`, `eio`): each is looked for as its name and as its message
@@ -60,9 +64,8 @@ def where_said(c: Ctx, m: Match) -> Reply | None:
     own = [ln for ln in _own_lines(c, ini.rank) if ln not in shown]  # a line quoted above is not again
     if own:
         quotes = " and ".join(f"`{_cut(strip_prefix(ln.text))}` ({ref(ln)})" for ln in own)
-        parts.append(
-            tr.READ_FROM.format(what=t.category_words(c.view.category), rank=ini.rank, quotes=quotes)
-        )
+        read = tr.READ_FROM if names else tr.READ_INFERRED  # "i dont see the ds config printed anywhere"
+        parts.append(read.format(what=t.category_words(c.view.category), rank=ini.rank, quotes=quotes))
         shown += own
     if c.d.verify and (missing or not names):  # the state itself, which no line prints
         parts.append(tr.SEE_IT.format(code=c.d.verify.strip()))
@@ -73,6 +76,8 @@ def _named(text: str) -> list[tuple[str, tuple[str, ...]]]:
     """The words the reader names, each with the forms a line may print it in: an errno by its name
     and its message (`ENOSPC`, "No space left on device"), a config key as it is."""
     out: dict[str, tuple[str, ...]] = {}
+    if found := _GREPPED.search(text):  # searched for and not found: checked here too
+        out[f"`{found.group(1)}`"] = (found.group(1),)
     for word in _IDENT.findall(text):
         if word in _ERRNOS:
             message = os.strerror(_ERRNOS[word])

@@ -14,7 +14,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
-from knowledge import answer_more, answer_quote, answer_timeline, answer_where
+from knowledge import answer_ending, answer_more, answer_quote, answer_timeline, answer_where
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import seconds_between
@@ -68,6 +68,11 @@ def _collect(c: Ctx, year: str) -> list[tuple[str, str, EvidenceLine]]:
     if ini.first_line is not None:
         name = tf.EVENT_FAILURE.format(rank=ini.rank) + (tff.EV_BORROWED if ini.borrowed else "")
         out.append((ini.first_time, name, ini.first_line))
+    own = answer_ending.own_error_line(c, ini)  # the rank's own error, when a kernel line named it
+    at = answer_timeline.iso_of(own, year) if own is not None else None
+    if own is not None and at and ini.first_line is not None and own.source != ini.first_line.source:
+        words = answer_where.strip_prefix(own.text)[:120]
+        out.append((at, tff.EV_OWN_ERROR.format(rank=ini.rank, text=words), own))
     kernel = [ln for ln in c.view.evidence if _KERNEL.search(ln.text)]
     for ln in kernel[:2]:
         at = answer_timeline.iso_of(ln, year)

@@ -73,8 +73,20 @@ def collateral_place(c: Ctx, r: RankView) -> str:
     frame = _frame(c, r.rank)
     if frame is None:
         return ""
-    file, line, func, _ = frame
-    return tj.DEEPEST_AT.format(func=func, file=file, line=line)
+    file, line, func, code = frame  # "loss.backward()": the call says which collective it was under
+    return tj.DEEPEST_AT.format(func=func, file=file, line=line, code=f": `{code}`" if code else "")
+
+
+def group_place(c: Ctx, ranks: list[RankView]) -> str:
+    """Where a group of collateral ranks waited, when each one's traceback stops in the same collective
+    at the same line of the user's code ("ranks 1-3: all just in a barrier?"); "" otherwise."""
+    ini = c.view.initiating
+    if ini is None or len(ranks) < 2 or any(r.role != "collateral" for r in ranks):
+        return ""
+    found = {answer_code.collective_of(c, r.rank) for r in ranks}
+    if len(found) != 1 or (got := found.pop()) is None or not got[1]:
+        return ""
+    return tj.WAITED_IN_ALL.format(ranks=rl(ranks), op=got[0], where=got[1], ini=ini.rank)
 
 
 def places(c: Ctx) -> str:

@@ -34,6 +34,7 @@ from knowledge import (
     answer_doubt_said,
     answer_fixfit,
     answer_lines,
+    answer_lost,
     answer_meaning,
     answer_more,
     answer_others,
@@ -190,6 +191,15 @@ class Answerer:
         if (spent := answer_cost.cost(self.ctx, text)) and "gpu-hours" not in answer_asks.said(got):
             got = answer_cost.with_cost(got, spent)  # "how many GPU-hours did they burn waiting?"
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        kept = (
+            answer_lost.saved_fact(self.ctx, self.matcher.match(text, nodes))
+            if got.intent == "restart"
+            else None
+        )
+        if kept is not None and kept.lead.lower() not in answer_asks.said(got):
+            got = answer_asks.with_lead(
+                got, kept.lead, kept.lines
+            )  # "a ckpt i can resume from?": none logged
         if (port := answer_port.proposed(self.ctx, self.matcher.match(text, nodes))) is not None:
             lone = got.intent in ("help", "explain")  # "next time --master_port 29500, fine?": that first
             got = _first(got, port.lead, port.lines) if lone else answer_asks.with_lead(got, port.lead, [])

@@ -118,7 +118,12 @@ def _topic_list(q: str) -> list[str]:
 def bare(part: str) -> bool:
     """An ask without a question word ("victims?", "network?"): its answer may add nothing."""
     ask = part.rsplit(": ", 1)[-1]
-    return not (_ASKS.search(ask) or _GUESSING.search(part) or _CHECK_ME.search(ask))
+    said = _ASKS.search(ask) or _GUESSING.search(part) or _CHECK_ME.search(ask)
+    return not (said or _TERM_ASKED.search(ask))
+
+
+#: a paste that ends by asking what one of its tokens is ("name: eaddrinuse whats -98?"): an ask
+_TERM_ASKED = re.compile(r"\b(?:whats|what is|what are|wtf is)\s+\S+\s?\?$")
 
 
 #: an ask about the statement just before it ("I hardcode the port. is that it?")

@@ -32,6 +32,8 @@ from tests.slack.test_followups_round13a import CASES as ROUND13A
 from tests.slack.test_followups_round13b import CASES as ROUND13B
 from tests.slack.test_followups_round14a import CASES as ROUND14A
 from tests.slack.test_followups_round14b import CASES as ROUND14B
+from tests.slack.test_followups_round15a import CASES as ROUND15A
+from tests.slack.test_followups_round15b import CASES as ROUND15B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -55,6 +57,8 @@ FACTS = (
     + ROUND13B
     + ROUND14A
     + ROUND14B
+    + ROUND15A
+    + ROUND15B
     + LEVERS
 )
 

@@ -92,7 +92,8 @@ def no_step(rank: int, other: str) -> str:
 
 
 def other_step(step: int, rank: int) -> str:
-    return f"; the last step any rank logged is step {step} (rank {rank})"
+    """Ranks step in lockstep (each step's collectives need them all), so the failure came after it."""
+    return f"; the last step any rank logged is step {step} (rank {rank}), so it failed after step {step}"
 
 
 def saving_file(name: str, source: str) -> str:
@@ -204,6 +205,10 @@ PORT_BLAME = (
 )
 NO_WORKER_RAN = (
     "No worker started before it failed: no rank logged a line or a step, so your training code never ran."
+)
+NO_WORKER_RENDEZVOUS = (
+    "No worker started: the launcher's rendezvous (its TCPStore, where the workers meet before training) "
+    "failed first, so no rank logged a line or a step and your training code never ran."
 )
 NOTHING_TO_RESUME = (
     "Nothing to resume from: it failed before any worker started, so no step ran and no checkpoint was saved."

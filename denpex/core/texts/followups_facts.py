@@ -54,6 +54,7 @@ TIMELINE_END = "The last line is at {at}."
 EV_STEP = "last good step {step}"
 EV_PHASE = "`{words}`"
 EV_KERNEL = "the kernel's line"
+EV_OWN_ERROR = "rank {rank}'s own error `{text}`"
 EV_COLLATERAL = "first collateral failure ({n} rank(s) in all)"
 #: an event whose line has no time of its own: the time shown is an earlier line's
 EV_BORROWED = " (at or after this time: its line has no time of its own)"

@@ -148,15 +148,17 @@ HANG_WAIT_COLLATERAL = (
 )
 ALLOC_MAY_HELP = (
     "It may: `{name}` lets the allocator reuse reserved-but-unallocated memory, and rank {rank} had "
-    "{spare} of it against a shortfall of {short}{where}{step}."
+    "{spare} of it against a shortfall of {short} (it asked for {asked} with {free} free){where}{step}."
 )
 ALLOC_TOO_LITTLE = (
     "Not on its own: `{name}` only lets the allocator reuse reserved-but-unallocated memory, and rank "
-    "{rank} had {spare} of it against a shortfall of {short}{where}{step} — the step needs less memory."
+    "{rank} had {spare} of it against a shortfall of {short} (it asked for {asked} with {free} free)"
+    "{where}{step} — the step needs less memory."
 )
 ALLOC_NONE = (
     "Not on its own: `{name}` only lets the allocator reuse reserved-but-unallocated memory, and rank "
-    "{rank}'s out-of-memory line shows none to reuse; it was {short} short{where}{step}."
+    "{rank}'s out-of-memory line shows none to reuse; it was {short} short (it asked for {asked} with "
+    "{free} free){where}{step}."
 )
 REAL_FIX = "The fix for this job: {step}"
 HANG_IN_COLLECTIVE = (
@@ -168,7 +170,8 @@ HANG_SILENT = "Likely, on rank {rank}: the others timed out waiting for it."
 # ---------------------------------------------------------------- where the ranks were (answer_where)
 WAITED_IN = "It was waiting in `{op}` ({where}) when it failed, for rank {ini}."
 WAITED_IN_BARE = "It was waiting in `{op}` when it failed, for rank {ini}."
-DEEPEST_AT = "Its deepest frame in your code was `{func}` ({file} line {line})."
+DEEPEST_AT = "Its deepest frame in your code was `{func}` ({file} line {line}){code}."
+WAITED_IN_ALL = "Ranks {ranks} were all waiting in `{op}` ({where}) when they failed, for rank {ini}."
 OTHERS_WERE = "Where the others were when rank {ini} failed: {rows}."
 OTHERS_STEP = "Rank {ini} logged no step; the last step any rank logged was step {step} (rank {rank}, {ref})."
 FAILED_IN = "Rank {rank} failed in `{func}` ({file} line {line}){code}."
@@ -249,7 +252,7 @@ DF_DIR = (
 RERUN_WITH = "Rerun once with {step}"
 WATCH_RANK = "Watch rank {rank}'s log{log}: it failed first."
 WAIT_BEGAN = (
-    "The watchdog reported at {end} UTC after waiting {secs} s ({ref}), so the collective it timed out "
+    "The watchdog reported at {end} UTC after waiting {secs} ({ref}), so the collective it timed out "
     "on began waiting at about {start} UTC."
 )
 NODE_FIND = (

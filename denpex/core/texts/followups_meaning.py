@@ -58,3 +58,14 @@ EXITED_OTHERS = "The others: {rows}."
 EXIT_SIGNAL = (
     "Exit code {code} means the process was ended by signal {num}{signal}, not by an exit of its own."
 )
+
+#: a Flight Recorder dump file named and asked what it is, or why `cat` shows binary
+DUMP_FILE = (
+    "`{name}` is {whose} Flight Recorder dump: when a collective times out, PyTorch's NCCL Flight "
+    "Recorder writes each rank's last collectives (op, sequence number, state, Python stack) to the "
+    "file `TORCH_NCCL_DEBUG_INFO_TEMP_FILE` names plus the rank, as a Python pickle, not text, so `cat` "
+    "shows binary. Read all ranks' dumps together with PyTorch's analyzer, `torchfrtrace <dump dir> -p "
+    "{prefix}` (`fr_trace` in `torch.distributed.flight_recorder`), or one with `pickle.load`."
+)
+DUMP_WHOSE = "rank {rank}'s"
+DUMP_WHOSE_UNKNOWN = "one rank's"

@@ -44,10 +44,14 @@ JOB_AND_STEP = (
 )
 
 #: "where does it say X?": the words the reader looked for, found or not in any kept line
-SAID_NOWHERE = "Nowhere in those words: no line Denpex kept prints {names}."
+SAID_NOWHERE = "Nowhere in those words: {names} is not printed in any line Denpex kept."
 SAID_HERE = "{name} is in {ref}: `{text}`."
 #: what the verdict was read from instead: the failing rank's lines (its own, or the kernel's about it)
 READ_FROM = "The verdict ({what}) on rank {rank} is read from: {quotes}."
+#: nothing the reader named can be looked for: what the logs show is where the verdict is inferred from
+READ_INFERRED = (
+    "The logs do not print it as such: the verdict ({what}) on rank {rank} is inferred from: {quotes}."
+)
 #: the state the verdict infers is not in the logs: the command that shows it directly
 SEE_IT = "To check it yourself: `{code}`."
 #: an errno named by the reader, with the message a line would print for it

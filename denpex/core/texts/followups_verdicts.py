@@ -92,6 +92,13 @@ PORT_PROPOSED = (
     "with any other job or leftover process on that node. Check it first with `ss -ltnp | grep :{port}`, "
     "or let torchrun pick a free port: `--standalone` on one node, or `--rdzv-endpoint=localhost:0`."
 )
+PORT_NEVER_AGAIN = (
+    "This job asked for port {used} and found it taken ({ref}). On one node let torchrun pick a free "
+    "port itself: `torchrun --standalone --nproc_per_node <gpus> train.py` (or `--rdzv-backend=c10d "
+    "--rdzv-endpoint=localhost:0 --nnodes=1`); across nodes, give each job its own port "
+    "(`--master_port=$((20000 + SLURM_JOB_ID % 20000))`), never a fixed one."
+)
+PORT_NOT_SAID = "Right, not {said}: the port in the error is {used}."
 PORT_PROPOSED_SAME = (
     "No: port {port} is the one that was already taken here ({ref}); another process on {node} listened "
     "on it. Pick a free port per job instead: `--standalone` on one node, `--rdzv-endpoint=localhost:0`, "

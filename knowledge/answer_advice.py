@@ -26,6 +26,7 @@ from knowledge import (
     answer_quote,
     answer_rerun,
     answer_setting,
+    answer_trial,
 )
 from knowledge.answer_facts import wait_text
 from knowledge.answer_types import Ctx, Reply, duration, gib, ref, reply
@@ -162,10 +163,12 @@ def verify(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     lead = t.VERIFY_LEAD
     action = _own_action(c.entry.faq.cheapest_confirmation, command) if c.entry else ""
-    if ini is not None and ini.last_step is not None:
+    short = answer_trial.short_run(c, m.text)  # "w/o burning another 100 steps": a run that reaches it sooner
+    if ini is not None and ini.last_step is not None and not short:
         action = (t.verify_then(ini.rank, ini.last_step) + " " + action).strip()
     if desync := answer_code.desync_note(c):  # what must hold after the fix: every rank, same call
         lead = f"{lead} {desync} {tf.SAME_COLLECTIVE}"
+    action = f"{short} {action}".strip()
     return reply("verify", lead, code=command, action=action)
 
 

@@ -28,6 +28,9 @@ _APPLIES = re.compile(
     r" (?:do|apply|matter|help|affect|change)\w* (?:anything|something|here|for)\b"
     r"|\b(?:relevant|apply|applies|matter|matters) (?:here|to this|for this)\b"
     r"|\bis (?:nccl|it nccl|this nccl) (?:even|actually|really)\b"
+    # "is there an nccl problem on top of the RAM thing?": a second fault read into the rank table
+    r"|\bnccl (?:problem|issue|error|fault|bug|failure)s? (?:on top|too|as well|also|in addition)\b"
+    r"|\b(?:also|another|second|separate|extra) (?:an? )?nccl (?:problem|issue|error|fault|bug|failure)\b"
 )
 
 #: asked what to use in their place ("what should i set instead", "to get a real mismatch error")

@@ -141,7 +141,10 @@ def _port_busy(c: Ctx) -> Reply | None:
         return None
     port = _PORT.search(ln.text)
     lead = tff.NOT_NETWORK_PORT.format(port=f"port {port.group(1)}" if port else "its port", ref=ref(ln))
-    return reply("alternatives", lead, [ln])
+    command = c.d.verify or (c.entry.verify if c.entry else "")
+    if not command:
+        return reply("alternatives", lead, [ln])
+    return reply("alternatives", f"{lead} {tff.PORT_HOLDER_CHECK.format(command=command)}", [ln])
 
 
 _PREEMPT = re.compile(r"\bpreempt\w*|\bevict\w*|\bspot\b")

@@ -13,7 +13,7 @@ import re
 
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
-from knowledge import answer_code, answer_job, answer_more, answer_silent
+from knowledge import answer_code, answer_job, answer_launcher, answer_more, answer_silent
 from knowledge.answer_types import Ctx, Reply, at, gib, ref, reply, when
 from knowledge.glossary import find
 from knowledge.intents import Match
@@ -98,9 +98,18 @@ def hang_guess(c: Ctx, m: Match) -> Reply | None:
         return reply("alternatives", f"{lead} {note}".strip(), [ini.first_line])
     waited = len(c.view.with_role("collateral"))
     lead = tj.NOT_HANG_ERROR.format(rank=ini.rank, what=what, at=at(ini.first_time), ref=ref(ini.first_line))
-    if waited:
+    bare = tuple(int(x) for x in _BARE_RANK.findall(text))  # "did 3 actually hang": rank 3's own end
+    if theirs := answer_launcher.named_victims(c, bare):
+        lead += " " + theirs
+    elif waited:
         lead += " " + tj.HANG_WAIT_COLLATERAL.format(rank=ini.rank)
     return reply("alternatives", lead, [ini.first_line])
+
+
+#: a rank named by its bare number in a hang question ("and did 3 actually hang or what")
+_BARE_RANK = re.compile(
+    r"\b(?:did|was|were|is) (\d+) (?:actually |really |even |just )?(?:hang|hung|stall\w*|stuck)\b"
+)
 
 
 def _progress_check(c: Ctx) -> Reply | None:

@@ -20,6 +20,7 @@ from knowledge import (
     answer_evidence,
     answer_facts,
     answer_job,
+    answer_leak,
     answer_mechanism,
     answer_more,
     answer_where_ckpt,
@@ -173,6 +174,8 @@ def _answer(c: Ctx, m: Match) -> Reply | None:
     without a memory error of their own are told so, with the line each did fail with."""
     v = c.view
     first = v.initiating
+    if (leaked := answer_leak.leak(c, m)) is not None:
+        return leaked  # "so rank 5 was leaking the whole run?": its figures over the steps, flat or not
     if first is not None and _PID_Q.search(m.text) and not _has_figures(v, first):
         return answer_facts.which_rank(c, m)  # "which pid should I hand over": the launcher's, not memory
     base = memory(c, m)

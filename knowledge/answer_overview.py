@@ -31,6 +31,7 @@ from knowledge import (
     answer_quote,
     answer_rerun,
     answer_silent,
+    answer_tellapart,
     answer_where,
 )
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
@@ -286,6 +287,11 @@ _RESUME = re.compile(r"\b(?:resume|resuming|checkpoint|start over|from scratch)\
 
 
 def restart(c: Ctx, m: Match) -> Reply | None:
+    """The restart verdict, led by whether the checkpoint the ask names was saved (`answer_rerun`)."""
+    return answer_rerun.resume_premise(c, m, _restart_told(c, m))
+
+
+def _restart_told(c: Ctx, m: Match) -> Reply | None:
     """The restart verdict; an "it depends" names what started this job, so it can be judged; asked
     about resuming, also what resuming from the last checkpoint replays."""
     base = _restart(c, m)
@@ -362,7 +368,9 @@ def alternatives(c: Ctx, m: Match) -> Reply | None:
     base = answer_advice.alternatives(c, m)
     if answer_checks.guessed(m.text) is not None and (checked := answer_checks.guess(c, m)) is not None:
         runner_up = f" {base.lead}" if base is not None else ""
-        return reply("alternatives", checked.lead + runner_up, checked.lines)
+        lead = checked.lead + runner_up
+        decide = answer_tellapart.tell_apart(c, m.text, lead)  # "maybe the NFS mount flaked?": the check
+        return reply("alternatives", f"{lead} {decide}".strip(), checked.lines)
     ini = c.view.initiating
     if base is None or ini is None:
         return base
@@ -370,6 +378,7 @@ def alternatives(c: Ctx, m: Match) -> Reply | None:
     fp16 = answer_fixfit.fp16_fact(c) if answer_fixfit.FP16_Q.search(m.text) else ""  # "an fp16 overflow?"
     data, shown = answer_more.data_fact(c, m.text)  # "was it the data loading? … building an index"
     lead = " ".join(x for x in (data, fp16, verdict, base.lead) if x)
+    lead = f"{lead} {answer_tellapart.tell_apart(c, m.text, lead)}".strip()  # "what cmd tells them apart"
     return reply(
         "alternatives", lead, [*shown, *(x for x in base.lines if x not in shown)], bullets=base.bullets
     )

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
-from knowledge import answer_ending
+from knowledge import answer_ending, answer_more
 from knowledge.answer_types import Ctx, Reply, duration, rank_lines, ref, reply
+from knowledge.answer_types import rank_list as rl
 from knowledge.answer_where import strip_prefix
 from knowledge.intents import Match
 from knowledge.lines import parse_step, parse_timestamp
@@ -32,6 +33,17 @@ ASKS_PACE = re.compile(
     r"|\bwas (?:it|the run|training|the job) (?:just |only |simply )?(?:slow|too slow)\b"
     r"|\b(?:going|running|moving|training) (?:\w+ )?slow(?:ly|er)?\b"
 )
+#: names a rate outright ("s/step", "sec/step", "step time", "tokens/s"): a pace ask even when the
+#: same message also asks how far it got ("s/step and what step were we at")
+RATE_Q = re.compile(
+    r"\b(?:s|secs?|seconds?)\s?/\s?(?:step|it(?:er\w*)?)\b|\bstep ?times?\b|\btime (?:per|a) step\b"
+    r"|\bseconds? (?:per|a|an|each) step\b|\b(?:tokens?|tok|samples?)\s?/\s?s(?:ec)?\b|\bthroughput\b"
+)
+#: names throughput ("tokens/s"): each rank's own figure, the asked rank against the rest
+_TOKENS_Q = re.compile(r"\b(?:tokens?|tok)\s?/\s?s(?:ec)?\b|\bthroughput\b")
+_TOKENS = re.compile(r"\btokens?/s(?:ec)?[=: ]+([0-9]+(?:\.[0-9]+)?)", re.IGNORECASE)
+#: names memory beside a pace ask ("mem_alloc vs everyone else"): each rank's memory too
+_MEM_Q = re.compile(r"\bmem(?:ory|_alloc\w*)?\b|\bhotter\b")
 #: asks how far it got, not how fast ("how many steps did it take", "what step did it reach")
 _NOT_PACE = re.compile(r"\bhow many (?:steps|iterations)\b|\b(?:what|which) step (?:did|was|were)\b")
 #: a step line that is about a save, an error or a failure ("step 2001 failed"), not a finished step
@@ -80,7 +92,9 @@ def _rank(c: Ctx, m: Match) -> int | None:
 
 
 def secs(value: float) -> str:
-    """`2.1 s`, `4 s`, `100 s`: a step time as people read it."""
+    """`28 ms`, `2.1 s`, `4 s`, `100 s`: a step time as people read it."""
+    if value < 0.1:  # a toy run's steps: milliseconds, never "0 s"
+        return f"{value * 1000:.0f} ms"
     if value < 10:
         return f"{value:.1f} s".replace(".0 s", " s")
     return duration(value)
@@ -90,9 +104,15 @@ def pace(c: Ctx, m: Match) -> Reply | None:
     """Per-step time, the asked (or last) step against the usual, and the gap after the last step.
     A rank with too few step lines kept is held against the rank with the most: ranks step together.
     How each rank's log ended is answered before this (`answer_routes.FIRST_CHECKS`, `answer_ending`)."""
-    if not ASKS_PACE.search(m.text) or _NOT_PACE.search(m.text) or (rank := _rank(c, m)) is None:
+    rate = RATE_Q.search(m.text)
+    if not (rate or ASKS_PACE.search(m.text)) or (_NOT_PACE.search(m.text) and not rate):
+        return None
+    if (rank := _rank(c, m)) is None:
         return None
     steps, lines = steps_of(c, rank)
+    if len(steps) < 2 and m.rank is None and rate:  # "s/step?" and the failing rank logs none: one that does
+        rank = max(c.view.ranks, key=lambda r: len(steps_of(c, r)[0]))
+        steps, lines = steps_of(c, rank)
     usual = steps
     if len(steps) < 3:
         most = max((steps_of(c, r)[0] for r in c.view.ranks), key=len, default=[])
@@ -105,8 +125,29 @@ def pace(c: Ctx, m: Match) -> Reply | None:
     said.append(_asked_step(m, steps, typical))
     after, shown = _after(c, rank, steps[-1], lines, typical)
     said.append(after)
+    said.append(throughput(c, rank) if _TOKENS_Q.search(m.text) else "")
+    said.append(answer_more.memory_by_rank(c) if _MEM_Q.search(m.text) else "")
     quoted, line = answer_ending.scheduler_quote(c, m)  # "quote the slurm line + how long …": it leads
     return reply("when", " ".join(x for x in [quoted, *said] if x), [*line, steps[-1].line, *shown])
+
+
+def throughput(c: Ctx, rank: int) -> str:
+    """Each rank's tokens/s from its last step line that gives one, the asked (or failing) rank against
+    the rest: "was rank 5 slower before it dropped?" is read from its own figure, not guessed."""
+    per: dict[int, float] = {}
+    for r in c.view.ranks:
+        got = [float(f.group(1)) for s in steps_of(c, r)[0] if (f := _TOKENS.search(s.line.text))]
+        if got:
+            per[r] = got[-1]
+    if rank not in per or len(per) < 2:
+        return ""
+    rest = {r: v for r, v in per.items() if r != rank}
+    lo, hi = min(rest.values()), max(rest.values())
+    span = f"{lo:.0f}" if lo == hi else f"{lo:.0f}–{hi:.0f}"
+    k = f"{statistics.median(per.values()) / 1000:.1f}k" if lo >= 1000 else f"{lo:.0f}"
+    said = tj.PACE_TOKENS.format(rank=rank, value=f"{per[rank]:.0f}", others=rl(rest), span=span, k=k)
+    slower = per[rank] < lo * 0.95
+    return f"{said} {(tj.PACE_TOKENS_SLOWER if slower else tj.PACE_TOKENS_SAME).format(rank=rank)}"
 
 
 def _per_step(steps: list[Step]) -> list[float]:
@@ -162,7 +203,14 @@ def _after(
     r = c.view.ranks.get(rank)
     end = (r.first_time if r is not None else None) or c.d.initiating.time
     end_st = parse_timestamp(end.replace("T", " ")[:19]) if end else None
-    if end and end_st is not None and not end_st.relative and (got is None or end_st.value - got[0] >= 1):
+    late = end_st is not None and end_st.value >= last.at  # a failure in the step's own second: no gap
+    if (
+        end
+        and end_st is not None
+        and late
+        and not end_st.relative
+        and (got is None or end_st.value - got[0] >= 1)
+    ):
         what = "kill" if c.view.category == "scheduler_kill" else "failure"
         said.append(
             tj.PACE_END.format(

@@ -31,7 +31,13 @@ _STARTED = re.compile(
     r"|\bthe (?:one|rank|process) (?:that|which|who) (?:got |was )?(?:oom[- ]?)?(?:killed|died|failed|crashed"
     r"|oomed|blew up|started it|went down)\b"
     r"|\b(?:patient zero|the origin|the initiator|where it (?:started|began))\b"
+    # "took rank 3 down with it", "rank 0 got oom killed", "rank 3's disk is the full one"
+    r"|\btook (?:rank \d+|r\d+|it|them|the (?:others?|rest|job)|everyone|everything) down\b"
+    r"|\brank \d+ (?:got|was) (?:oom[- ]?)?killed\b"
+    r"|\brank \d+(?:'?s)? (?:disk|gpu|node|box|card|memory|ram) (?:is|was) the (?:\w+ )?one\b"
 )
+#: a rank named in the ask ("rank 0", "r3"): the claim is about the last one named before its verb
+_RANK_NAMED = re.compile(r"\b(?:rank|r)\s?(\d+)\b")
 #: the ask is a check of a statement, not an open question ("…, right?", "did rank 1 …?", "is it …?")
 _CHECK = re.compile(
     r"\b(?:right|correct|yeah|yes|no|true|yep|confirm\w*|isn'?t it|wasn'?t it|didn'?t it|innit)\W*$"
@@ -46,24 +52,41 @@ def rank_started(c: Ctx, m: Match) -> Reply | None:
     """ "rank 1 started it right?", "rank 0 is the one that got killed?": no or yes first, with the
     rank that started it, what it hit and where (its code line, its pid)."""
     ini = c.view.initiating
-    if ini is None or m.rank is None or len(set(m.ranks)) > 1 or m.rank not in c.view.ranks:
+    claim = _STARTED.search(m.text)
+    if ini is None or claim is None or not _CHECK.search(m.text) or _OPEN.search(m.text):
         return None
-    if not _STARTED.search(m.text) or not _CHECK.search(m.text) or _OPEN.search(m.text):
+    claimed = _claimed(m, claim.start(), claim.end())
+    if claimed is None or claimed not in c.view.ranks:
         return None
     what = _what(c, ini)
     pid = answer_more.launcher_pid(c, ini) or _killed_pid(c, ini)
-    if m.rank == ini.rank:
+    if claimed == ini.rank:
         killed = _KILLED.search(m.text) and c.view.numbers.kill is None
         lead = (tv.PREMISE_RANK_NOT_KILLED if killed else tv.PREMISE_RANK_YES).format(
             rank=ini.rank, what=what
         )
         return reply("rank_why", f"{lead} {pid}".strip(), c.view.key_line())
-    named = c.view.ranks[m.rank]
+    named = c.view.ranks[claimed]
     role = "collateral" if named.role == "collateral" else "not the one that started it"
+    if named.role == "collateral" and (waited := answer_code.collective_of(c, claimed)) is not None:
+        where = f" ({waited[1]})" if waited[1] else ""
+        role = tv.PREMISE_WAITED_IN.format(rank=ini.rank, op=waited[0], where=where)
     verb = "most likely started it" if ini.inferred else "started it"
-    lead = tv.PREMISE_RANK_NO.format(rank=ini.rank, verb=verb, what=what, named=m.rank, role=role)
+    lead = tv.PREMISE_RANK_NO.format(rank=ini.rank, verb=verb, what=what, named=claimed, role=role)
     shown = [*c.view.key_line(), *([named.first_line] if named.first_line is not None else [])]
     return reply("rank_why", f"{lead} {pid}".strip(), shown)
+
+
+def _claimed(m: Match, start: int, end: int) -> int | None:
+    """The rank the claim is about: the one named in it, else the last named before it ("ranks 0 and 2
+    show resets, so rank 0 died first and took rank 3 down": rank 0), else the one rank the ask names."""
+    inside = [int(x.group(1)) for x in _RANK_NAMED.finditer(m.text[start:end])]
+    if inside and not re.match(r"took\b", m.text[start:end]):
+        return inside[0]
+    before = [int(x.group(1)) for x in _RANK_NAMED.finditer(m.text[:start])]
+    if before:
+        return before[-1]
+    return m.rank if m.rank is not None and len(set(m.ranks)) <= 1 else None
 
 
 def _what(c: Ctx, ini: RankView) -> str:
@@ -131,6 +154,12 @@ def step_sentence(c: Ctx, text: str, said: str) -> tuple[str, list[EvidenceLine]
     return (found[0].upper() + found[1:], shown) if found else ("", [])
 
 
+def last_step_fact(c: Ctx) -> tuple[str, list[EvidenceLine]]:
+    """The last step any rank logged, as a clause ("it failed at step 6 of 10 …"), and its line."""
+    said, shown, _, _ = _last_step(c)
+    return said, shown
+
+
 _WHICH_STEP = re.compile(
     r"\b(?:which|what) step\b|\baround (?:which|what) step\b|\bwhich iter\w*\b"
     # terse: "step when it died", "timeout value last step"
@@ -187,4 +216,4 @@ def desync(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
     return tv.DESYNC_NO.format(rank=ini.rank, what=what), []
 
 
-__all__ = ["desync", "rank_started", "step_claim", "step_sentence"]
+__all__ = ["desync", "last_step_fact", "rank_started", "step_claim", "step_sentence"]

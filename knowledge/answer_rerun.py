@@ -25,6 +25,7 @@ from knowledge import (
     answer_lost,
     answer_mechanism,
     answer_more,
+    answer_premise,
     answer_quote,
     answer_silent,
 )
@@ -150,6 +151,36 @@ def lost_any(c: Ctx, m: Match) -> Reply | None:
     return answer_lost.lost(c, replace(m, text=_HOW_MUCH_LOST))
 
 
+#: a checkpoint the ask takes for granted ("restart from last ckpt?", "resume from the step 150 checkpoint")
+_CKPT_NAMED = re.compile(
+    r"\b(?:from|off|at|to) (?:the |our |that |a )?(?:last |latest |step \d+ |previous )?(?:ckpt|checkpoint)\b"
+    r"|\b(?:ckpt|checkpoint)s? (?:from|at) step \d+\b|\bwhich (?:ckpt|checkpoint)\b|\bwhich one\b"
+)
+#: "won't it just nan at the same step again?": the step it failed at decides where a rerun meets it
+_SAME_STEP = re.compile(r"\bsame (?:step|point|place|spot|iteration|iter|batch|sample)\b")
+
+
+def resume_premise(c: Ctx, m: Match, base: Reply | None) -> Reply | None:
+    """The restart answer led by whether the checkpoint the ask names was saved (the last save logged,
+    or none, against the last step reached); asked whether it fails "at the same step again", the
+    step it failed at. Why: "resume from the step 150 checkpoint?" takes a save for granted that the
+    logs may not show, and the yes/no on resuming means nothing until that is settled."""
+    if base is None:
+        return None
+    if _SAME_STEP.search(m.text) and base.lead.startswith("Not as is"):
+        said, shown = answer_premise.last_step_fact(c)
+        if said:
+            lead = f"{base.lead} {tv.SAME_STEP.format(step=said)}"
+            base = replace(base, lead=lead, lines=[*base.lines, *(x for x in shown if x not in base.lines)])
+    if not _CKPT_NAMED.search(m.text) or answer_lost.ASKS_SAVED.search(m.text):
+        return base  # a save asked about outright is added by the answerer, after the verdict
+    kept = answer_lost.lost(c, replace(m, text=_HOW_MUCH_LOST))
+    if kept is None or kept.lead.lower() in base.lead.lower():
+        return base
+    lines = [*kept.lines, *(x for x in base.lines if x not in kept.lines)]
+    return replace(base, lead=f"{kept.lead} {base.lead}", lines=lines, material=[kept.lead, *base.material])
+
+
 def with_rerun(c: Ctx, m: Match, base: Reply) -> Reply:
     """The restart answer with what to change (or capture) before the rerun, fitted to this job; the
     action's "change first" step is then not said twice."""
@@ -170,5 +201,6 @@ __all__ = [
     "leftover",
     "lost_any",
     "nothing_left",
+    "resume_premise",
     "with_rerun",
 ]

@@ -41,6 +41,7 @@ from knowledge import (
     answer_rerun,
     answer_said_where,
     answer_silent,
+    answer_spans,
     answer_stack,
     answer_story,
     answer_time_limit,
@@ -54,7 +55,8 @@ from knowledge.intents import Match
 
 #: a guess at the cause put as a question ("was it the network?", "could the disk have done this?")
 CAUSES = (
-    r"(?:network|infiniband|interconnect|nic|ib|disk|storage|filesystem|nfs|data ?loader|dataset|scheduler"
+    r"(?:network|infiniband|interconnect|nic|ib|fabric|switch|disk|storage|filesystem|nfs|data ?loader"
+    r"|dataset|scheduler"
     r"|slurm|preempt\w*)"
 )
 GUESS = re.compile(
@@ -63,7 +65,8 @@ GUESS = re.compile(
     r"|\b(?:does|did|do) (?:that|this|it|those|these|they) (?:mean|imply|suggest|point to)\b[^?]{0,30}?\b"
     + CAUSES
     + r"\b"
-    r"|\b(?:the )?" + CAUSES + r" (?:broke|break|died|failed|went down|dropped|glitched|flaked)\b"
+    r"|\b(?:the )?" + CAUSES + r"(?: (?:mount|link|share|volume|drive|card|fabric|switch))?"
+    r" (?:broke|break|died|failed|went down|dropped|glitched|flaked)\b"
     # "ranks 1 2 3 … they also have disk problem?": the named ranks' own share of the cause
     r"|\b(?:they|those|these|ranks? \d+(?:(?:,? and |, ?| & |-| )\d+)*) (?:all |also |too |as well )*"
     r"(?:have|had|has|got|hit|see|saw)"
@@ -178,6 +181,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_job.job_and_step, False),  # "JOB 991 vs STEP 991.0 lines?": the job, its step, one event
     (answer_silent.own_output, False),  # "anything in rank 3's stderr?": what the silent rank wrote
     (answer_ending.ending, False),  # "last step on each rank and when", "quote rank 5's own error"
+    (answer_spans.spans, False),  # "how long was rank 0 in the save before it threw": the lines' times
     (answer_pace.pace, False),  # "was step 2000 slower?": the step lines' times
     (_crashed_library, False),  # "do we know which library crashed": a native frame, or how to get one
     (answer_fixfit.overflow_check, False),  # "is it fp16 overflow?": any loss-scaling line, and the failure

@@ -42,7 +42,7 @@ def timeline(c: Ctx, m: Match) -> Reply | None:
     events.sort(key=lambda e: e[0])
     parts = [f"{at[11:19]} {name} ({ref(ln)})" for at, name, ln in events]
     lead = tff.TIMELINE.format(events="; ".join(parts))
-    step = _last_step(c, year)
+    step = last_step(c, year)
     if step is not None and ini.borrowed:  # no time of its own: how long after the step is not known
         lead += " " + tff.TIMELINE_AFTER_STEP_BORROWED.format(rank=ini.rank, step=step[1])
     elif step is not None and (gap := seconds_between(step[0], ini.first_time)) is not None:
@@ -56,7 +56,7 @@ def _collect(c: Ctx, year: str) -> list[tuple[str, str, EvidenceLine]]:
     ini = c.view.initiating
     assert ini is not None and ini.first_time
     out: list[tuple[str, str, EvidenceLine]] = []
-    step = _last_step(c, year)
+    step = last_step(c, year)
     if step is not None:
         out.append((step[0], tff.EV_STEP.format(step=step[1]), step[2]))
     saving = answer_quote.saving_line(c)
@@ -90,7 +90,7 @@ def _collect(c: Ctx, year: str) -> list[tuple[str, str, EvidenceLine]]:
     return out
 
 
-def _last_step(c: Ctx, year: str) -> tuple[str, int, EvidenceLine] | None:
+def last_step(c: Ctx, year: str) -> tuple[str, int, EvidenceLine] | None:
     """The last training-step line any rank logged before the first failure, with its time and step;
     a "saving checkpoint at step 50" line names a step but is the save, not a step that ran."""
     ini = c.view.initiating
@@ -103,9 +103,15 @@ def _last_step(c: Ctx, year: str) -> tuple[str, int, EvidenceLine] | None:
         if step is None or _SAVE_WORDS.search(ln.text):
             continue
         at = answer_timeline.iso_of(ln, year)
-        if at and (not end or at <= end) and (best is None or at > best[0]):
+        if at and (not end or _not_after(at, end)) and (best is None or at > best[0]):
             best = (at, step, ln)
     return best
+
+
+def _not_after(at: str, end: str) -> bool:
+    """`at` is not after `end`; an end given to the whole second (`21:39:04.000`) covers that second."""
+    whole = not re.search(r"\.\d*[1-9]", end)
+    return at[:19] <= end[:19] if whole else at <= end
 
 
 _SAVE_WORDS = re.compile(r"\bsav(?:e|ing)\b|checkpoint", re.IGNORECASE)

@@ -70,6 +70,21 @@ def trial(c: Ctx, m: Match) -> Reply | None:
     return reply("fix", " ".join(parts), c.view.key_line())
 
 
+#: a check of the fix asked to cost less than the run did ("w/o burning another 100 steps", "quickly")
+QUICK_Q = re.compile(
+    r"\bw(?:ithout|/o) (?:burning|waiting|spending|running|wasting|sitting)\b|\bquick(?:ly|est)?\b"
+    r"|\bfast(?:er|est)?\b|\bcheap(?:ly|er|est)?\b|\bshort(?:er)? (?:run|test|job)\b"
+)
+
+
+def short_run(c: Ctx, text: str) -> str:
+    """The short run that reaches the failing code path, as a sentence ("" when not asked or none)."""
+    found = load_trials().get(c.view.category)
+    if found is None or not QUICK_Q.search(text):
+        return ""
+    return tt.TRIAL_TEST.format(test=found["test"])
+
+
 def _where(c: Ctx) -> tuple[str, str]:
     """ " at train.py line 166 (`torch.save(…)`), where rank 0 failed" and that line's code; ("", "")
     without a frame of ours. A rank without a traceback: the first rank's that has one."""
@@ -85,4 +100,4 @@ def _where(c: Ctx) -> tuple[str, str]:
     return "", ""
 
 
-__all__ = ["TRIAL_PATH", "load_trials", "trial"]
+__all__ = ["QUICK_Q", "TRIAL_PATH", "load_trials", "short_run", "trial"]

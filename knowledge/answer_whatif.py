@@ -37,6 +37,9 @@ ASKS_IF = re.compile(
     r"|\bhave (?:fixed|saved|helped|prevented)\b|\bcould (?:it|we|that)\b"
     # "do I just raise the limit or is that papering over it?": a lever weighed against the real fix
     r"|\bpaper\w* over\b|\bband-?aid\b|\bjust (?:raise|bump|increase|up|double|give it)\b"
+    # "so im halving the batch size, fine?": a change already planned, put for approval
+    r"|\b(?:i'?m|im|we'?re|i'?ll|ill|we'?ll|gonna|going to|planning to)\b.{0,60}"
+    r"\b(?:fine|ok|okay|good|enough|sorted|sound\w*|work|right)\W*$"
 )
 BATCH_Q = re.compile(
     r"\b(?:smaller|lower\w*|reduc\w*|less|halv\w*|cut\w*|shrink\w*|decreas\w*|shorter)\b.{0,20}"

@@ -20,7 +20,7 @@ from denpex.core.texts import followups_whatif as tw
 from denpex.core.texts import slack as t
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, gib, ref, reply
-from knowledge.answer_whatif_memory import copies, doing_note, lasting_fix, rss_note
+from knowledge.answer_whatif_memory import batch_shape, copies, doing_note, lasting_fix, rss_note
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView
 
@@ -30,6 +30,9 @@ PRECISION_Q = re.compile(
 SCALE_Q = re.compile(
     r"\b(?:more|extra|additional|twice the|double the|2x|bigger)\s+(?:\w+\s+)?"
     r"(?:gpus?|nodes?|ranks?|devices?|cards?|machines?|a100s?|h100s?)\b|\bscal\w* (?:it )?out\b"
+    # "would doubling the GPU count fix it?"
+    r"|\b(?:doubl\w*|tripl\w*|rais\w*|increas\w*|bump\w*) (?:the |our )?(?:gpu|node|rank|device)s? count\b"
+    r"|\b(?:doubl\w*|increas\w*|bump\w*) (?:the |our )?world size\b"
 )
 WORKERS_Q = re.compile(
     r"\b(?:fewer|less|lower\w*|reduc\w*|smaller|drop\w*|cut\w*)\b.{0,25}\b(?:workers?|num_workers)\b"
@@ -160,7 +163,10 @@ def scale(c: Ctx, m: Match) -> Reply | None:
         return None
     figures = _oom_figures(c)
     if cat == "gpu_oom" and figures is not None:
-        return reply("whatif", tw.SCALE_GPU.format(rank=ini.rank, **figures), c.view.key_line())
+        shape, shown = batch_shape(c, m)  # what sets the peak per GPU whatever their number
+        lead = tw.SCALE_GPU.format(rank=ini.rank, **figures)
+        lead += f" {tw.SCALE_GPU_SHAPE.format(shape=shape.strip())}" if shape else ""
+        return reply("whatif", lead, [*c.view.key_line(), *shown])
     if cat == "gpu_oom_checkpoint_gather":
         return reply("whatif", tw.SCALE_GATHER.format(rank=ini.rank, fix=lasting_fix(c)), c.view.key_line())
     if cat == "cpu_oom_checkpoint":

@@ -68,11 +68,8 @@ def batch(c: Ctx, m: Match) -> Reply | None:
             c.view.key_line(),
         )
     if cat == "gpu_oom" and oom is not None:
-        shape, lines = "", list(c.view.key_line())
-        got = answer_code.batch(c, m)
-        if got is not None and got.lines and (s := _SHAPE.search(got.lines[0].text)):
-            shape = tw.BATCH_SHAPE.format(shape=s.group(1), ref=ref(got.lines[0]))
-            lines += got.lines[:1]
+        shape, shown = batch_shape(c, m)
+        lines = [*c.view.key_line(), *shown]
         lead = tw.BATCH_YES.format(
             rank=ini.rank, asked=gib(oom.asked_gib), free=gib(oom.free_gib), shape=shape
         )
@@ -89,6 +86,14 @@ def batch(c: Ctx, m: Match) -> Reply | None:
     if "oom" in cat or "memory" in cat or cat in _HOST_CATEGORIES or cat == "nan_divergence":
         return None  # memory it may bear on, or numbers a rerun decides: the other answers say how
     return reply("whatif", tw.BATCH_NOT_MEMORY.format(what=t.category_words(cat)), c.view.key_line())
+
+
+def batch_shape(c: Ctx, m: Match) -> tuple[str, list[EvidenceLine]]:
+    """` on a batch of 4 x 16384 (ref)`: the failing step's batch from the rank's own line, if printed."""
+    got = answer_code.batch(c, m)
+    if got is None or not got.lines or (found := _SHAPE.search(got.lines[0].text)) is None:
+        return "", []
+    return tw.BATCH_SHAPE.format(shape=found.group(1), ref=ref(got.lines[0])), got.lines[:1]
 
 
 def copies(c: Ctx, ini: RankView) -> str:

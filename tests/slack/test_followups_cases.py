@@ -34,6 +34,8 @@ from tests.slack.test_followups_round14a import CASES as ROUND14A
 from tests.slack.test_followups_round14b import CASES as ROUND14B
 from tests.slack.test_followups_round15a import CASES as ROUND15A
 from tests.slack.test_followups_round15b import CASES as ROUND15B
+from tests.slack.test_followups_round16a import CASES as ROUND16A
+from tests.slack.test_followups_round16b import CASES as ROUND16B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -59,6 +61,8 @@ FACTS = (
     + ROUND14B
     + ROUND15A
     + ROUND15B
+    + ROUND16A
+    + ROUND16B
     + LEVERS
 )
 

@@ -154,6 +154,8 @@ NOT_NETWORK_PORT = (
     "No, not a firewall or the network between nodes: nothing failed on the wire. The rendezvous could not "
     "even listen on {port} on its own host because another process already held it (EADDRINUSE, {ref})."
 )
+# what shows the port's holder, after a network guess at a port clash: the check that settles it
+PORT_HOLDER_CHECK = "`{command}` on that host shows what holds it; no network team needed."
 
 # an exit code put to be confirmed ("exit code for the rank that died was -9 right")
 EXIT_YES = "Yes: rank {rank} ended with {exit}{where}."

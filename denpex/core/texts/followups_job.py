@@ -195,8 +195,8 @@ LAUNCHER_SAID = "The launcher's error: `{text}`."
 
 # ---------------------------------------------------------------- step pace (answer_pace)
 PACE_RATE = (
-    "Rank {rank}'s step lines ({src}) show steps {first} to {last} from {start} to {end}: about {per} a step"
-    "{every}."
+    "Rank {rank}'s step lines ({src}) show steps {first} to {last} from {start} to {end}: about {per} a step "
+    "(a step finished about every {per}){every}."
 )
 PACE_EVERY = " (one line every {n} steps, {gap} apart)"
 PACE_SAME = (
@@ -212,6 +212,12 @@ PACE_END = (
 )
 PACE_USUAL = "Its own log keeps few step lines; the usual step time, from {src}, is about {per} a step."
 PACE_SILENT = "That is about {n} steps' worth of time with no step line: no step finished in that stretch."
+PACE_TOKENS = (
+    "Throughput, from each rank's last progress line: rank {rank} at {value} tokens/s, ranks {others} at "
+    "{span} (about {k} tokens/s across the job)."
+)
+PACE_TOKENS_SAME = "Rank {rank} was not slower than the rest before it failed."
+PACE_TOKENS_SLOWER = "Rank {rank} was slower than the rest before it failed."
 LAST_TO_DIE = "The last rank to fail was rank {rank}, {at}."
 LAST_SAME_SECOND = "Ranks {ranks} failed in the same second."
 OTHERS_WAITED = (

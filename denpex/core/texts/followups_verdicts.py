@@ -34,6 +34,7 @@ CODE_NOT_NETWORK = "Your code, not the network or the hardware. {why}"
 # a yes/no check whose premise may be false (`knowledge.answer_premise`): the verdict, then the fact
 PREMISE_RANK_YES = "Yes: rank {rank} started it, with {what}."
 PREMISE_RANK_NO = "No: rank {rank} {verb}, with {what}; rank {named} was {role}."
+PREMISE_WAITED_IN = "collateral: it was waiting on rank {rank} in `{op}`{where} when it failed"
 PREMISE_KILLED_PID = "The kernel OOM killer killed rank {rank}'s process, pid {pid}."
 PREMISE_STEP = (
     "the last step any rank logged was step {last}{total} (rank {rank}, {ref}); the job ended after "
@@ -135,3 +136,23 @@ PIN_DOWN_STEP = (
     "(rank {by}, {ref})."
 )
 PIN_DOWN_NO_STEP = "No step number is in the logs, so run until it fails."
+
+# the check that decides between the verdict and what else it could be ("what cmd tells them apart")
+TELL_APART = "What tells them apart: `{command}` on {node}{shows}."
+TELL_SILENT = (
+    "What rules it in or out: rank {rank}'s own output — it has no error and no traceback, so it stalled "
+    "or died silently; a crash of its own would have printed one. {next}"
+)
+# "won't it just fail at the same step again?": where this run met it
+SAME_STEP = "In this run {step}"
+
+# a memory leak put as the cause (`knowledge.answer_leak`): the rank's own figures over the kept steps
+LEAK_FLAT = (
+    "No sign of a leak in the steps kept: rank {rank}'s logged memory was {first} at step {s1} and {last} at "
+    "step {s2} ({ref}), flat, not climbing."
+)
+LEAK_GREW = (
+    "Its memory did climb in the steps kept: rank {rank} logged {first} at step {s1} and {last} at step {s2} "
+    "({ref})."
+)
+LEAK_BATCH = "What tipped it is the failing step's own batch: it ran {shape}."

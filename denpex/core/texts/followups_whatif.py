@@ -112,6 +112,10 @@ SCALE_GPU = (
     "with {free} free). With plain DDP every GPU holds a full replica plus its own micro-batch, so more "
     "GPUs change nothing per GPU: lower the micro-batch instead."
 )
+SCALE_GPU_SHAPE = (
+    "Per GPU, the failing step ran {shape}: a shorter `max_seq_len` or micro-batch (or gradient "
+    "checkpointing) lowers that peak on any number of GPUs."
+)
 SCALE_GATHER = (
     "No: the save gathers the full model onto rank {rank} however many GPUs share the training; more GPUs "
     "shrink each shard, not the gathered copy. {fix}"

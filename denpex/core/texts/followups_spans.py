@@ -1,0 +1,30 @@
+"""Follow-up sentences that list a job's events with their times and the spans between them.
+
+Plain sentences (the Slack renderer escapes them); `knowledge.answer_spans` fills in this job's times.
+"""
+
+from __future__ import annotations
+
+EV_FIRST = "the logs' first line"
+EV_STEP = "the last step line (step {step})"
+EV_SAVE = "the save started"
+EV_FAILURE = "rank {rank}'s failure line"
+EV_KERNEL = "the kernel's line"
+EV_TEARDOWN = "torchrun's SIGTERM to the other workers"
+EV_END = "the logs' last line (the launcher's failure report)"
+EV_COLLATERAL = "their own first failure line"
+#: an event whose line carries no time of its own
+EV_NO_TIME = "{name}{where} has no time of its own"
+LISTED = "From the lines' own times (UTC): {events}."
+SPAN = "From {first} to {second}: {gap}."
+BOUND = (
+    "So {name} falls between {first} ({at_a}) and {second} ({at_b}): at most {gap} after {first}, "
+    "not an exact time."
+)
+WAITED = "Ranks {ranks} waited from {first} ({at_a}) to {second} ({at_b}): {gap}."
+#: a wait whose start or end is a bound (a failure with no time of its own, the launcher's report)
+WAITED_AT_MOST = "Ranks {ranks} waited at most from {first} ({at_a}) to {second} ({at_b}): {gap} at most."
+#: a span with one end given to the whole second only (the launcher's summary)
+ABOUT = "about {about} ({exact} counted from a time given to the whole second)"
+SAME_SECOND = "within the same second (one of the two times is given to the whole second only)"
+ONE_SECOND = "All of them fall within one second."

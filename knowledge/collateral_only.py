@@ -41,6 +41,7 @@ def from_collateral(job: Job, scored: list[Scored]) -> Verdict:
     )
     v.stamp = v.evidence[0].stamp if v.evidence else None
     v.confidence = min(v.confidence, INCONCLUSIVE)  # only consequences seen: the cause is elsewhere
+    _peer_vanished_mid_save(job, v)
     rank, note = odd_rank_out(job, {s.rank for s in best.signals if s.rank is not None})
     if rank is not None:
         v.rank, v.actor = rank, ("rank", str(rank))
@@ -63,6 +64,32 @@ def from_collateral(job: Job, scored: list[Scored]) -> Verdict:
         v.notes.append(wording.only_rank_seen(only))
         v.confidence = round(v.confidence * 0.8, 2)
     return v
+
+
+#: a lost connection that a silent death mid-phase explains better (the peer's socket closing)
+PEER_LOST_CATEGORIES = frozenset({"nccl_comm_error"})
+CHECKPOINT_PHASES = frozenset({"checkpoint_save", "checkpoint_load"})
+
+
+def _peer_vanished_mid_save(job: Job, v: Verdict) -> None:
+    """The ranks only lost their connection to a peer while they were saving or loading a checkpoint,
+    and no rank logged a failure of its own: the peer vanished without a traceback there, and a process
+    killed outright by the kernel (SIGKILL from the OOM killer, which leaves no Python error) while a
+    full state dict is gathered into host RAM is the usual reason. The entry that explains a silent
+    stop in that phase (`silent_phases`) answers, at lowered confidence; the communication error stays
+    the first alternative, and the kernel log decides between them."""
+    phase = v.phase.phase if v.phase is not None else None
+    if v.category not in PEER_LOST_CATEGORIES or v.entry is None or phase not in CHECKPOINT_PHASES:
+        return
+    silent = [e for e in job.entries.values() if phase in e.silent_phases and e.category != v.category]
+    if not silent:
+        return
+    entry = min(silent, key=lambda e: (-e.priority, e.id))
+    v.lost_why[v.entry.id] = wording.peer_vanished(phase)
+    v.alternatives = dedupe([v.entry, *v.alternatives], entry)
+    v.category, v.entry = entry.category, entry
+    v.confidence = round(v.confidence * 0.8, 2)
+    v.notes.append(wording.peer_vanished(phase))
 
 
 #: categories whose lines say a rank waited for another one: never a reason to name the waiting rank

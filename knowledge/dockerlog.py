@@ -31,10 +31,10 @@ def decode(source: LogSource) -> LogSource:
     """The source with Docker's json-file records decoded (streamed), else the source itself."""
     if source.kind == "kernel" or source.chunks is not None:
         return source
-    head = _head(source)
-    if head is None or not head.lstrip().startswith(_PREFIX):
+    first = head(source)
+    if first is None or not first.lstrip().startswith(_PREFIX):
         return source
-    raw = _raw_chunks(source)
+    raw = raw_chunks(source)
     return source.model_copy(
         update={"chunks": lambda: records_to_text(raw()), "path": None, "data": None, "file": None}
     )
@@ -45,7 +45,7 @@ def records_to_text(chunks: Iterable[bytes]) -> Iterator[bytes]:
     partial: list[bytes] = []
     out: list[bytes] = []
     size = 0
-    for line in _lines(chunks):
+    for line in lines(chunks):
         text = _record(line, partial)
         if text is None:
             continue
@@ -86,7 +86,7 @@ def _record(line: bytes, partial: list[bytes]) -> bytes | None:
     return (stamp.encode() + b" " + stream.encode() + b" F " if stamp else b"") + body + b"\n"
 
 
-def _lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+def lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
     rest = b""
     for chunk in chunks:
         rest += chunk
@@ -96,7 +96,7 @@ def _lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
         yield rest
 
 
-def _head(source: LogSource) -> bytes | None:
+def head(source: LogSource) -> bytes | None:
     try:
         if source.data is not None:
             return source.data[:_HEAD]
@@ -110,7 +110,7 @@ def _head(source: LogSource) -> bytes | None:
     return None
 
 
-def _raw_chunks(source: LogSource) -> Callable[[], Iterator[bytes]]:
+def raw_chunks(source: LogSource) -> Callable[[], Iterator[bytes]]:
     """The source's own bytes, read the way the source is meant to be read (by offset for a file a
     collector opened and checked, never reopened by path)."""
     original = source.model_copy()

@@ -27,6 +27,7 @@ from knowledge import (
     dockerlog,
     flightrec,
     jobfacts,
+    labels,
     parallel,
     report,
     unwrap,
@@ -129,7 +130,7 @@ class Engine:
         t0 = time.perf_counter()
         sources, dumps = flightrec.split_sources(sources)  # collective traces: not log lines
         # Docker's json-file records decoded; a pasted log cut at 80 columns, joined
-        sources = [complete(unwrap.rejoin(dockerlog.decode(s))) for s in sources]
+        sources = [complete(unwrap.rejoin(labels.strip(dockerlog.decode(s)))) for s in sources]
         scans = parallel.scan_all(self.scanner, sources, 2000, jobs, progress)
         done = sum(s.bytes for s in scans)
         job = build_job(scans, self.patterns, self.entries, self.xids)

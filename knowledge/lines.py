@@ -63,7 +63,7 @@ class RankInfo:
 
 _TORCHRUN = re.compile(r"^\s*\[default(\d{1,5})\]:")
 _RANK_PREFIX = re.compile(r"\[rank:? ?(\d{1,6})\]:?")  # `[rank3]:`, Lightning's `[rank: 3]`
-_SRUN_LABEL = re.compile(r"^\s{0,4}(\d{1,6}): ")
+_SRUN_LABEL = re.compile(r"^\s{0,8}(\d{1,6}): ")  # srun pads to the widest label; a paste may indent
 #: Open MPI's `--tag-output` (horovodrun's default): `[1,3]<stderr>:` is job 1's rank 3
 _MPI_TAG = re.compile(r"^\s*\[\d{1,9},(\d{1,6})\]<(?:stdout|stderr|stddiag)>:")
 _BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")

@@ -26,7 +26,7 @@ _LAUNCHERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("torchrun", re.compile(r"torch\.distributed\.elastic|torchrun|^\s*\[default\d+\]:|torchrun-logs/")),
     ("deepspeed", re.compile(r"deepspeed\.launcher|\[launch\] .*world_size|deepspeed launcher", re.I)),
     ("accelerate", re.compile(r"accelerate launch|accelerate\.commands")),
-    ("srun", re.compile(r"^\s*srun: |^\s{0,4}\d{1,6}: |srun\.out$")),
+    ("srun", re.compile(r"^\s*srun: |^\s{0,8}\d{1,6}: |srun\.out$")),
     ("mpirun", re.compile(r"mpirun|Open MPI|PMIX", re.I)),
 )
 

@@ -190,6 +190,16 @@ def silent_end(phase: str) -> str:
     return f"No error was logged: the log stops while the job was {phase_words(phase)}. {why}"
 
 
+def peer_vanished(phase: str) -> str:
+    """Why lost connections while saving or loading point at a silent death rather than the network."""
+    return (
+        f"The ranks only lost their connection to a peer while the job was {phase_words(phase)}, and no "
+        "rank logged an error of its own: the peer vanished without a traceback, which a kill by the "
+        "kernel (the OOM killer's SIGKILL, while a full state dict fills host RAM) leaves and a network "
+        "fault does not. The node's kernel log (`dmesg -T | grep -i 'killed process'`) decides it."
+    )
+
+
 def phase_undecided(when: str | None, phases: list[str]) -> tuple[str, str]:
     """Missing evidence when the phase would decide between two classes and nothing says it."""
     at = f" at {when}" if when else ""

@@ -2,8 +2,9 @@
 
 Real logs reach Denpex with Windows line ends, ANSI colours (rich, loguru, colorlog), a timestamp on
 every line (`kubectl logs --timestamps`, Loki, CloudWatch exports), or a launcher's rank label on every
-line (srun `--label`, torchrun `--tee`), behind a Ray worker's `(Actor pid=…)`, or pasted into an issue
-as a Markdown quote or an indented block. Each corpus case is rewritten each way and must keep the
+line (srun `--label`, torchrun `--tee`), behind a Ray worker's `(Actor pid=…)` or a multiplexer's label
+(`docker compose logs`, `kubectl logs --prefix`, stern), or pasted into an issue as a Markdown quote or
+an indented block. Each corpus case is rewritten each way and must keep the
 category and initiating rank it gets as written: a rule that only holds at the start of a bare line is a
 rule fitted to a file.
 """
@@ -38,6 +39,10 @@ REWRITES: dict[str, Callable[[str], str]] = {
     # pasted into an issue or a wiki: a Markdown quote or a code block's indentation
     "markdown-quote": _each_line("> "),
     "code-indent": _each_line("    "),
+    # a multiplexer's label on every line: `docker compose logs`, `kubectl logs --prefix`, stern
+    "compose": _each_line("trainer-1  | "),
+    "kubectl-prefix": _each_line("[pod/llama-pytorchjob-worker-0/pytorch] "),
+    "stern": _each_line("llama-pytorchjob-worker-0 pytorch "),
 }
 #: the kernel log keeps its own format: the rewrites are of what a training process prints
 _KERNEL = re.compile(r"\.dmesg$|kern|kmsg")

@@ -1,0 +1,137 @@
+# ruff: noqa: E501 - realistic log lines are long
+"""Failure classes from the December 6 (fourth session) blind corpus round, each as a small log in the
+format its tool prints (not a copy of a case), and the labels multiplexers put on every line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from denpex.core.models import Diagnosis
+from knowledge.labels import recognise
+from tests.knowledge.engine_support import write_log as _log
+
+Run = Callable[[Path], Diagnosis]
+
+
+def test_a_bare_exception_name_indented_under_the_rank_label_ends_a_traceback(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """An assertion with no message, copied with its indentation kept under the `[rankN]:` label and
+    without the `Traceback` header: the model code's own check failed, it is not a hang."""
+    log = (
+        '[rank2]:    File "/home/u/.cache/huggingface/modules/transformers_modules/m/modeling_m.py", line 88, in forward\n'
+        "[rank2]:      assert not self.training\n"
+        "[rank2]:\n"
+        "[rank2]:    AssertionError\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "shape_or_user_code_error"
+    assert d.initiating.rank == 2
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # megatron/core/tensor_parallel/layers.py: a fused kernel turned on without its extension
+        "RuntimeError: RowParallelLinear was called with gradient_accumulation_fusion set to True but the custom CUDA extension fused_weight_gradient_mlp_cuda module is not found. To use gradient_accumulation_fusion you must install APEX with --cpp_ext and --cuda_ext.",
+        "ImportError: FlashAttention2 has been toggled on, but the package `flash_attn` is not installed in this environment.",
+    ],
+)
+def test_a_feature_whose_package_or_extension_is_missing_is_the_environment(
+    diagnose_dir: Run, tmp_path: Path, line: str
+) -> None:
+    d = diagnose_dir(_log(tmp_path, f"[rank0]: {line}\n"))
+    assert d.category == "env_version_mismatch"
+
+
+def test_deepspeed_rejecting_a_float_its_trainer_filled_in_is_a_version_mismatch(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """transformers fills `auto` ZeRO-3 sizes as floats; a DeepSpeed release with strict pydantic
+    fields rejects them. Neither side's code is wrong alone: the pair of versions is."""
+    log = (
+        "[rank1]: pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroConfig\n"
+        "[rank1]: stage3_param_persistence_threshold\n"
+        "[rank1]:   Input should be a valid integer, got a number with a fractional part [type=int_from_float, input_value=40960.0, input_type=float]\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"
+
+
+def test_peers_lost_mid_save_with_no_error_of_their_own_point_at_a_silent_kill(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """Ranks in the barrier after a save lose their connection to a peer that printed nothing: a
+    process killed outright while a full state dict filled host RAM, not the network. The
+    communication error stays the first alternative and the kernel log decides."""
+    frames = (
+        "[rank{r}]: Traceback (most recent call last):\n"
+        '[rank{r}]:   File "/opt/recipes/finetune.py", line 912, in train\n'
+        "[rank{r}]:     self.save_checkpoint(epoch=0)\n"
+        '[rank{r}]:   File "/opt/recipes/finetune.py", line 640, in save_checkpoint\n'
+        "[rank{r}]:     torch.distributed.barrier()\n"
+        '[rank{r}]:   File "/usr/lib/python3/site-packages/torch/distributed/distributed_c10d.py", line 4159, in barrier\n'
+        "[rank{r}]:     work.wait()\n"
+        "[rank{r}]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.4]:{port}\n"
+    )
+    log = "".join(frames.format(r=r, port=40000 + r) for r in (1, 2, 3))
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "cpu_oom_checkpoint"
+    assert d.initiating.phase == "checkpoint_save"
+    assert "nccl_comm_error" in {a.category for a in d.alternatives}
+    assert d.confidence < 0.5
+
+
+def test_peers_lost_in_a_training_step_stay_a_communication_error(diagnose_dir: Run, tmp_path: Path) -> None:
+    """The same lost connection outside a save or a load says nothing about host RAM."""
+    log = "".join(
+        f"[rank{r}]: Traceback (most recent call last):\n"
+        f'[rank{r}]:   File "/opt/train.py", line 140, in train_step\n'
+        f"[rank{r}]:     dist.all_reduce(loss)\n"
+        f"[rank{r}]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.4]:{40000 + r}\n"
+        for r in (1, 2, 3)
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "nccl_comm_error"
+
+
+_TRACEBACK = [
+    "Traceback (most recent call last):",
+    '  File "/app/train.py", line 51, in <module>',
+    "    loss = model(batch).loss",
+    "KeyError: 'labels'",
+]
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["trainer-1  | ", "\x1b[36mtrainer-1  |\x1b[0m ", "[pod/ft-worker-0/pytorch] ", "ft-worker-0 pytorch "],
+)
+def test_a_multiplexers_label_on_every_line_is_looked_through(
+    diagnose_dir: Run, tmp_path: Path, label: str
+) -> None:
+    """`docker compose logs`, `kubectl logs --prefix` and stern put the service or pod before each
+    line: the traceback under the label is the same traceback."""
+    lines = ["starting epoch 0", "step 1 loss 2.31", "step 2 loss 2.07", *_TRACEBACK]
+    d = diagnose_dir(_log(tmp_path, "".join(f"{label}{ln}\n" for ln in lines)))
+    assert d.category == "shape_or_user_code_error"
+    assert d.initiating.evidence and "KeyError" in d.initiating.evidence[0].text
+    assert not d.initiating.evidence[0].text.startswith(label.strip())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # two words at the start of lines that are not a pod and a container
+        b"Epoch 1: loss 2.3\nEpoch 2: loss 2.1\nEpoch 3: loss 1.9\nsaving model now\ndone training ok\n",
+        # a table with bars that is not compose's label
+        b"| step | loss |\n|---|---|\n| 1 | 2.3 |\n| 2 | 2.1 |\n",
+        # many different leading words: no recurring label
+        b"load-a x 1\nload-b y 2\nload-c z 3\nload-d w 4\nload-e v 5\nload-f u 6\nload-g t 7\nload-h s 8\nload-i r 9\nload-j q 10\n",
+    ],
+)
+def test_text_that_only_looks_labelled_is_left_alone(text: bytes) -> None:
+    assert recognise(text) is None

@@ -22,11 +22,14 @@ _ISO_STAMP = (
     r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
     r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?[ \t](?:std(?:out|err) [FP] )?"  # CRI: `… stderr F `
 )
-#: a syslog / journald header: `May  1 10:00:00 gpu-07 python[4242]: `
+#: a syslog / journald header: `May  1 10:00:00 gpu-07 python[4242]: `, or the stamp alone as moreutils'
+#: `ts` puts it before each line (`python train.py 2>&1 | ts`, `ts -s` fractions: `May 01 10:00:00.1234 `)
 _SYSLOG = (
-    r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9]{2}:[0-9]{2}:[0-9]{2} "
-    r"[^ \n]+ [^ :\n]+: "
+    r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9]{2}:[0-9]{2}:[0-9]{2}"
+    r"(?:[.,][0-9]{1,9})? (?:[A-Za-z0-9_.-]+ [^ :\n]+: )?"
 )
+#: a time of day alone (`ts '%H:%M:%S'`, a logger's short format): `10:00:00 `, `10:00:00.123 `
+_CLOCK = r"[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})? "
 #: what may stand before the start of the line an author meant. Launcher labels (`[rank3]:`, `3: `) and
 #: syslog headers are left to the patterns that need them: as a general prefix in front of a long
 #: alternation they cost Hyperscan 10x its speed (benchmarks/pattern_cost.py), colours and
@@ -36,7 +39,7 @@ _SYSLOG = (
 #: blanks come once at the end, so Python's `re` never backtracks through them.
 #: a Ray worker's label: `(RayTrainWorker pid=7, ip=10.0.0.7) `, `(pid=7) `
 _RAY_WORKER = r"\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) "
-LINE_PREFIX = f"(?:{_ANSI}|{_ISO_STAMP}|{_SYSLOG}|{_RAY_WORKER}|>[ \\t]?)*[ \\t]*"
+LINE_PREFIX = f"(?:{_ANSI}|{_ISO_STAMP}|{_SYSLOG}|{_CLOCK}|{_RAY_WORKER}|>[ \\t]?)*[ \\t]*"
 #: what may stand after its end
 LINE_SUFFIX = f"(?:{_ANSI}|[ \\t\\r])*"
 

@@ -103,7 +103,9 @@ _DELIVERY = re.compile(
     r"^(?:\x1b\[[0-9;?]*[A-Za-z]"
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})? "
     r"(?:std(?:out|err) [FP] )?"
-    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9:]{8} [^ ]+ [^ :]+: "
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9:]{8}(?:[.,][0-9]{1,9})? "
+    r"(?:[A-Za-z0-9_.-]+ [^ :]+: )?"  # syslog's host and program, or moreutils' `ts` stamp alone
+    r"|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})? "  # a time of day alone
     r"|\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) "
     r"|>[ \t]?)+[ \t]*"
 )
@@ -111,7 +113,7 @@ _DELIVERY = re.compile(
 
 def strip_delivery(text: str) -> str:
     """`text` without the colours, timestamp, worker label or quote a delivering tool put before it."""
-    if text[:1] in "\x1b(>" or text[4:5] == "-" or text[3:4] == " ":
+    if text[:1] in "\x1b(>" or text[4:5] == "-" or text[3:4] == " " or text[2:3] == ":":
         return _DELIVERY.sub("", text, count=1)
     return text
 

@@ -100,3 +100,35 @@ def test_corpus_diagnosis_survives_a_hard_wrap_at_80_columns(engine: Engine, tmp
         if _diagnose(engine, out) != expected:
             changed.append(case.name)
     assert len(changed) <= len(cases) * 5 // 100, changed
+
+
+#: moreutils' `ts` before every line (`python train.py 2>&1 | ts | tee run.log`), with and without
+#: fractions, and a bare time of day (`ts '%H:%M:%S'`, a logger's short format)
+STAMPS: dict[str, Callable[[str], str]] = {
+    "ts": _each_line("May 01 10:00:00 "),
+    "ts-fraction": _each_line("May 01 10:00:00.123456 "),
+    "clock": _each_line("10:00:00 "),
+}
+
+
+@pytest.mark.parametrize("rewrite", sorted(STAMPS))
+def test_corpus_diagnosis_survives_a_stamp_without_a_year(
+    engine: Engine, tmp_path: Path, rewrite: str
+) -> None:
+    """A stamp with no year or no date gives the lines times the job's own stamps may disagree with,
+    which can move the initiating rank where only the clocks told the ranks apart: at most 2 % of the
+    cases may change. Measured on 537 cases: 6, 6 and 2 change; 70, 63 and 58 did before these forms
+    were looked through (knowledge/anchors.py, knowledge/lines.py)."""
+    changed = []
+    cases = sorted(p for p in CORPUS.iterdir() if (p / "logs").is_dir())
+    for case in cases:
+        expected = _diagnose(engine, case / "logs")
+        out = tmp_path / case.name
+        out.mkdir()
+        for f in (case / "logs").iterdir():
+            text = f.read_bytes().decode("utf-8", "replace")
+            text = text if _KERNEL.search(f.name) else STAMPS[rewrite](text)
+            (out / f.name).write_bytes(text.encode("utf-8"))
+        if _diagnose(engine, out) != expected:
+            changed.append(case.name)
+    assert len(changed) <= len(cases) * 2 // 100, changed

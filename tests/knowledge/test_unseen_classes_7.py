@@ -135,3 +135,37 @@ def test_a_multiplexers_label_on_every_line_is_looked_through(
 )
 def test_text_that_only_looks_labelled_is_left_alone(text: bytes) -> None:
     assert recognise(text) is None
+
+
+def test_nccl_kernels_too_big_for_a_newer_gpu_are_the_environment(diagnose_dir: Run, tmp_path: Path) -> None:
+    """An NCCL release older than the GPU sizes its kernels' shared memory past what the GPU allows:
+    the log may stop right after NCCL's init lines, which is not a rendezvous that never formed."""
+    log = (
+        "node-3:8812:8812 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"
+        "node-3:8812:8830 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856\n"
+        "node-3:8812:8831 [1] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856\n"
+        "node-3:8812:8830 [0] NCCL INFO Using network Socket\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"
+
+
+def test_an_old_nccl_failing_to_open_a_peers_ipc_handle_is_a_communication_error(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """NCCL 2.4's own WARN (without the `NCCL` word) when two hosts share a hostname and it tries CUDA
+    IPC across them."""
+    log = "gpu-a:4410:4460 [2] transport/p2p.cu:431 WARN failed to open CUDA IPC handle : 30 unknown error\n"
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "nccl_comm_error"
+
+
+def test_an_hccl_collective_wait_timeout_is_a_collective_timeout(diagnose_dir: Run, tmp_path: Path) -> None:
+    """Ascend's HCCL (NCCL's counterpart on NPUs) times a collective out waiting for a peer."""
+    log = (
+        "[W compiler_depend.ts:487] Warning: NPU warning, error code is 507048[Error]:\n"
+        "EI0002: [PID: 9120] 2025-02-03-10:11:12.345.678 The wait execution of the Notify register times out. "
+        "Reason: The Notify register has not received the Notify record from remote rank [3].\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "nccl_timeout"

@@ -14,7 +14,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
-from knowledge import answer_overview
+from knowledge import answer_code, answer_overview
 from knowledge.answer_job import scheduler_end
 from knowledge.answer_types import Ctx, Reply, duration, rank_lines, ref, reply, when
 from knowledge.answer_types import rank_list as rl
@@ -47,12 +47,17 @@ SAME_ERROR_Q = re.compile(
     r"\b(?:the cause|caused|blame\w*|culprit|root|started|fault)\b"
 )
 #: asks for the words themselves
-_QUOTE = re.compile(r"\bquote\b|\bpaste\b|\bexact\b|\bverbatim\b|\bword for word\b")
+_QUOTE = re.compile(r"\bquote\b|\bpaste\b|\bexact(?:ly)?\b|\bverbatim\b|\bword for word\b")
 #: asks for the rank's own error line ("quote the exact error rank 5 logged before it exited")
 OWN_ERROR_Q = re.compile(
     r"\b(?:error|exception|message)\b[^?]{0,40}\b(?:logged|printed|wrote|raised|threw|said|spat out)\b"
     r"|\b(?:its|it's|their) own (?:error|exception|message|line)\b"
+    # "what did rank 5 actually print from CUDA (exact string)", "what exactly did rank 0 print"
+    r"|\bwhat (?:exactly )?did (?:rank \d+|r\d+|it|that rank) (?:actually |really |exactly )?"
+    r"(?:print|log|say|write|spit out|throw|raise)\b"
 )
+#: asks where in the code too ("verbatim error + file:line for the ticket")
+_FILE_LINE = re.compile(r"\bfile ?: ?line\b|\bwhich line\b|\bline (?:number|no)\b")
 #: asks for everything the rank printed in its last moments ("paste everything rank 5 logged in the
 #: last few seconds before the OOM", "dump rank 5's final lines before it died")
 TAIL_Q = re.compile(
@@ -83,7 +88,22 @@ def ending(c: Ctx, m: Match) -> Reply | None:
         return None
     if TAIL_Q.search(m.text):
         return tail(c, r)
-    return own_error(c, r) if OWN_ERROR_Q.search(m.text) else None
+    if not OWN_ERROR_Q.search(m.text) or (got := own_error(c, r)) is None:
+        return None
+    return _with_frame(c, r, got) if _FILE_LINE.search(m.text) else got
+
+
+def _with_frame(c: Ctx, r: RankView, got: Reply) -> Reply:
+    """The error line, then the user's own line it failed in (`train.py line 166, in save_checkpoint`)."""
+    found = answer_code.user_frame(c, r.rank)
+    if found is None:
+        return got
+    frame, code, _ = found
+    said = tff.OWN_ERROR_FRAME.format(
+        file=frame.path.rsplit("/", 1)[-1], line=frame.number, func=frame.func, ref=ref(frame.line)
+    )
+    said += f" `{code}`" if code else ""
+    return reply(got.intent, f"{got.lead} {said}", [*got.lines, frame.line])
 
 
 def scheduler_quote(c: Ctx, m: Match) -> tuple[str, list[EvidenceLine]]:

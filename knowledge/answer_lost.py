@@ -44,6 +44,10 @@ ASKS_LOST = re.compile(
 ASKS_SAVED = re.compile(
     r"\b(?:is|was) there (?:an? |any )?(?:checkpoint|ckpt|save)s?\b(?! (?:of|for) (?:rank|step) \d)"
     r"|\b(?:any|a) (?:checkpoint|ckpt|save)s? (?:\w+ ){0,3}?(?:to |can |could )(?:resume|restart|go back)\b"
+    # "any ckpt saved?", "any ckpt on disk we can pick up from", "did anything get checkpointed"
+    r"|\bany (?:checkpoint|ckpt)s? (?:(?:get |got |been |was |were )?(?:saved|written|on disk|left|at all)"
+    r"|(?:\w+ ){0,4}?pick (?:it )?up)\b"
+    r"|\b(?:did )?(?:anything|any\w*) (?:get |got |been |was )?(?:checkpointed|saved to disk)\b"
 )
 #: resuming named with it ("is there a ckpt i can resume from?"): the restart verdict leads, then the save
 _RESUME_VERDICT = re.compile(r"\b(?:resume|resuming|restart|rerun|relaunch)\b")

@@ -106,7 +106,9 @@ def _no_drain(c: Ctx, m: Match) -> str:
     ini = c.view.initiating
     node = m.node or (ini.node if ini is not None and ini.node else None) or "the node"
     if _DRAIN.search(m.text):
-        return tj.NO_DRAIN.format(node=node, what=t.category_words(c.view.category))
+        asked = c.view.ranks.get(m.rank) if m.rank is not None else ini
+        unnamed = tv.NODE_UNNAMED.format(rank=asked.rank) if asked and not asked.node and not m.node else ""
+        return f"{unnamed}{tj.NO_DRAIN.format(node=node, what=t.category_words(c.view.category))}"
     if (act := _NODE_ACTION.search(m.text)) is None:
         return ""
     said = tv.NO_HW_ACTION if _software(c) else tv.HW_ACTION_UNSURE  # a silent death may be the GPU's

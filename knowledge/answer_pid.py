@@ -21,6 +21,9 @@ from knowledge.lines import parse_rank
 ASKS_WHOSE = re.compile(
     r"\bwhose\b|\bwhich (?:rank|node|gpu|host|process)\b|\bwho owns\b|\bbelongs? to\b|\bwhat rank\b"
     r"|\bhow do (?:you|u) know it\W?s\b"
+    # "show me the line that ties pid 3312 to a rank", "map pid 3312 to its rank"
+    r"|\b(?:ties?|tying|maps?|links?|connects?)\b[^?]{0,30}\b(?:to|with) (?:a |its |the |which )?"
+    r"(?:rank|node)\b"
 )
 _PID = re.compile(r"\bpid[=: ]+\(?(\d{2,7})\b|\b(?:killed )?process (\d{2,7})\b|\bworker \(pid (\d{2,7})\)")
 _BUS = re.compile(r"\bbus ?id[=: ]*([0-9a-f]{4,8})\b|\bpci:?[ ]*(?:0000:)?([0-9a-f]{2}:[0-9a-f]{2})", re.I)
@@ -44,7 +47,11 @@ def _pool(c: Ctx) -> list[EvidenceLine]:
 
 
 def _pid(c: Ctx, pid: str) -> Reply | None:
-    for ln in _pool(c):
+    """The line that names the pid's rank: the launcher's `local_rank: N (pid: P)` first, since it ties
+    them outright; else the rank's own line or the one log that holds it."""
+    pool = _pool(c)
+    tied = [ln for ln in pool if (m := _LOCAL.search(ln.text)) and m.group(2) == pid]
+    for ln in tied + [ln for ln in pool if ln not in tied]:
         if not re.search(rf"\b{pid}\b", ln.text):
             continue
         rank = _rank_of(c, ln, pid)
@@ -57,8 +64,24 @@ def _pid(c: Ctx, pid: str) -> Reply | None:
         lead = tff.PID_RANK.format(pid=pid, rank=rank, node=node, what=what, ref=ref(ln))
         if what == "DataLoader worker" and "Killed" in ln.text:
             lead += " " + tff.PID_WORKER_KILLED.format(pid=pid)
-        return reply("which_rank", lead, [ln])
+        said, shown = _killed(pool, ln, pid)
+        return reply("which_rank", f"{lead} {said}".strip(), [ln, *shown])
     return None
+
+
+_EXIT = re.compile(r"\bexitcode:? (-?\d+)\)? local_rank: (\d+)")
+_KILLED = re.compile(r"\bKilled process (\d+)\b")
+
+
+def _killed(pool: list[EvidenceLine], tie: EvidenceLine, pid: str) -> tuple[str, list[EvidenceLine]]:
+    """The launcher's exit code on the line that ties the pid, and the kernel's kill of that pid."""
+    said: list[str] = []
+    if (ex := _EXIT.search(tie.text)) is not None:
+        said.append(tff.PID_EXIT.format(local=ex.group(2), pid=pid, code=ex.group(1)))
+    kill = next((ln for ln in pool if (k := _KILLED.search(ln.text)) and k.group(1) == pid), None)
+    if kill is not None and kill is not tie:
+        said.append(tff.PID_KERNEL.format(pid=pid, ref=ref(kill)))
+    return " ".join(said), [kill] if kill is not None and kill is not tie else []
 
 
 def _rank_of(c: Ctx, ln: EvidenceLine, pid: str) -> int | None:

@@ -15,10 +15,11 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
 from knowledge import answer_code, answer_more
-from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
-from knowledge.jobfacts_answers import RankView
+from knowledge.jobfacts_answers import RankView, seconds_between
+from knowledge.lines import parse_timestamp
 from knowledge.wording import phase_words
 
 _FAIL = r"(?:died|failed|crashed|broke|errored|erred|went down|blew up|oomed|segfaulted|exited|stopped|hung)"
@@ -143,7 +144,47 @@ def step_claim(c: Ctx, m: Match) -> Reply | None:
         return reply("phase", tv.PREMISE_NO_STEP.format(step=claimed))
     yes = claimed == last or (claimed == last + 1 and not at)
     verdict = "Yes" if yes else ("Roughly" if claimed == last + 1 else "No")
+    if (
+        span := _span_claim(c, m.text, shown)
+    ) and yes:  # "hung at step 150 for an hour?": the step, not the hour
+        return reply("phase", f"{span} {said[:1].upper()}{said[1:]}", shown)
     return reply("phase", f"{verdict}: {said}", shown)
+
+
+#: a length of time claimed for the stall ("hung there for like an hour", "sat 2 hours at step 150")
+_SPAN_CLAIM = re.compile(
+    r"\bfor (?:like |about |around |almost |nearly |over |roughly |maybe |a good )?"
+    r"(an?|one|two|three|half an?|a couple(?: of)?|several|\d+(?:\.\d+)?) ?"
+    r"(hours?|hrs?|h|minutes?|mins?|days?)\b"
+)
+_UNIT = {"h": 3600.0, "m": 60.0, "d": 86400.0}
+_COUNT = {"a": 1.0, "an": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "half a": 0.5, "half an": 0.5}
+
+
+def _span_claim(c: Ctx, text: str, shown: list[EvidenceLine]) -> str:
+    """ "For an hour?" against the time from the last step line to the job's last line: "No: 100 s"
+    when the claim is at least twice the logged span."""
+    found = _SPAN_CLAIM.search(text)
+    if found is None or not shown or c.view.end is None:
+        return ""
+    word, unit = found.group(1), found.group(2)[0]
+    count = _COUNT.get(word, 2.0 if word.startswith("a couple") else 3.0 if word == "several" else 0.0)
+    claimed = (count or float(word)) * _UNIT[unit] if word[:1].isdigit() or count else 0.0
+    start = _stamp_of(shown[-1])
+    gap = seconds_between(start, c.view.end) if start else None
+    if gap is None or gap < 0 or claimed < 2 * max(gap, 1.0):
+        return ""
+    return tv.PREMISE_SPAN_NO.format(
+        claim=f"{word} {found.group(2)}",
+        gap=duration(gap),
+        start=start.replace("T", " ")[:19],
+        end=c.view.end.replace("T", " ")[:19],
+    )
+
+
+def _stamp_of(line: EvidenceLine) -> str:
+    st = parse_timestamp(line.text)
+    return "" if st is None or st.relative or (iso := st.iso()) is None else iso
 
 
 def step_sentence(c: Ctx, text: str, said: str) -> tuple[str, list[EvidenceLine]]:

@@ -15,6 +15,7 @@ from knowledge import (
     answer_checks,
     answer_code,
     answer_code_cause,
+    answer_code_raised,
     answer_complaint,
     answer_debug,
     answer_device,
@@ -24,19 +25,25 @@ from knowledge import (
     answer_evidence,
     answer_facts,
     answer_fixfit,
+    answer_fixordebug,
     answer_guesses,
     answer_history,
+    answer_hostmem,
     answer_job,
     answer_lines,
     answer_lost,
     answer_mechanism,
+    answer_memlimit,
     answer_memory,
+    answer_norank,
     answer_origin,
     answer_overview,
     answer_pace,
     answer_pid,
+    answer_places,
     answer_port,
     answer_premise,
+    answer_printed,
     answer_quote,
     answer_rerun,
     answer_said_where,
@@ -44,9 +51,12 @@ from knowledge import (
     answer_spans,
     answer_stack,
     answer_story,
+    answer_tally,
     answer_time_limit,
     answer_triage,
     answer_trial,
+    answer_untimed,
+    answer_waitout,
     answer_whatif,
     answer_xid_facts,
 )
@@ -157,11 +167,19 @@ def _crashed_library(c: Ctx, m: Match) -> Reply | None:
 
 #: asks that carry their own answer, tried in this order before any intent (True: the fix is added)
 FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
+    (answer_norank.no_such_rank, False),  # "did rank 5 enter SeqNum 5?" on a 4-rank job: no rank 5
     (answer_device.device, False),  # "which host/gpu was rank 0 on?": its node and device, by line
     (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"
+    (answer_code_raised.raised, False),  # "which path raised, static or c10d? file:line, exception class"
+    (
+        answer_waitout.waited_out,
+        False,
+    ),  # "why 10 min of nothing after rank 5 died?": the timeout they sat out
+    (answer_memlimit.limit_or_ram, False),  # "box out of RAM or a cgroup/--mem limit? any MaxRSS/dmesg?"
     (answer_dumps.dump_file, False),  # "what is nccl_trace_rank_2? binary when i cat it": a pickled dump
     (answer_triage.timeout_value, False),  # "is 10000ms the default? just bump it?": ours, and no
     (answer_triage.usual_noise, False),  # "usual nccl timeout noise, safe to ignore?": who they waited on
+    (answer_fixordebug.fix_or_debug, False),  # "num_workers=0: a fix or just a debug step?": which, first
     (answer_whatif.what_if, False),  # "would a smaller batch have fixed it?": yes / no / can't tell
     (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
     (answer_premise.step_claim, False),  # "it died at step 9?": the last step any rank logged
@@ -180,7 +198,12 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_job.progress_at_end, False),  # "still making progress when slurm killed it?": step, end
     (answer_job.job_and_step, False),  # "JOB 991 vs STEP 991.0 lines?": the job, its step, one event
     (answer_silent.own_output, False),  # "anything in rank 3's stderr?": what the silent rank wrote
+    (answer_printed.printed, False),  # "does the log print X=true anywhere, or is it inferred?"
+    (answer_hostmem.host_each, False),  # "host RAM of each rank?": the kernel's kill line, the rest unknown
+    (answer_places.place, False),  # "where in train.py were 0-2 waiting": each rank's call and line
+    (answer_tally.tally, False),  # "how many ranks printed a traceback / got SIGTERM?": counted
     (answer_ending.ending, False),  # "last step on each rank and when", "quote rank 5's own error"
+    (answer_untimed.untimed, False),  # "what time did it fail?" with no time on any line: none
     (answer_spans.spans, False),  # "how long was rank 0 in the save before it threw": the lines' times
     (answer_pace.pace, False),  # "was step 2000 slower?": the step lines' times
     (_crashed_library, False),  # "do we know which library crashed": a native frame, or how to get one

@@ -49,13 +49,21 @@ def value_said(c: Ctx, m: Match, term: Term) -> tuple[str, list[EvidenceLine]]:
     """The term's value in this job and the line that shows it; "" when the value is not asked."""
     if not ASKS_VALUE.search(m.text):
         return "", []
+    said, lines, _ = setting_value(c, term)
+    return said, lines
+
+
+def setting_value(c: Ctx, term: Term) -> tuple[str, list[EvidenceLine], str]:
+    """The setting's value and its line, and how it is known: "printed" (a line names it), "implied"
+    (a line implies it) or "" (neither)."""
     names = [term.name, *term.aliases]
     lines = pool(c)
     for name in names:
         setting = re.compile(re.escape(name) + r"""["']?\s*[=:]\s*["']?([\w.-]+)""", re.IGNORECASE)
         for ln in lines:
             if (got := setting.search(ln.text)) is not None:
-                return tff.SETTING_SEEN.format(name=term.name, value=got.group(1), ref=ref(ln)), [ln]
+                said = tff.SETTING_SEEN.format(name=term.name, value=got.group(1), ref=ref(ln))
+                return said, [ln], "printed"
     for name, mark, value, why in _IMPLIED:
         if name.lower() not in {n.lower() for n in names}:
             continue
@@ -64,8 +72,9 @@ def value_said(c: Ctx, m: Match, term: Term) -> tuple[str, list[EvidenceLine]]:
                 rank = parse_rank(ln.text).rank
                 who = f"rank {rank}'s" if rank is not None else "the"
                 why = why.format(who=who)
-                return tff.SETTING_IMPLIED.format(name=term.name, value=value, why=why, ref=ref(ln)), [ln]
-    return tff.SETTING_UNSEEN.format(name=term.name), []
+                said = tff.SETTING_IMPLIED.format(name=term.name, value=value, why=why, ref=ref(ln))
+                return said, [ln], "implied"
+    return tff.SETTING_UNSEEN.format(name=term.name), [], ""
 
 
-__all__ = ["ASKS_VALUE", "value_said"]
+__all__ = ["ASKS_VALUE", "setting_value", "value_said"]

@@ -25,6 +25,7 @@ from knowledge.jobfacts_answers import seconds_between
 #: asks for times or a span, not a cause ("how long", "gap", "timing", "down to ms")
 _ASKS = re.compile(
     r"\bhow (?:long|much time|many (?:seconds|secs|ms|minutes|mins))\b|\bgap\b|\btiming\b"
+    r"|\b(?:time|seconds|secs|ms) (?:from|between)\b|\belapsed\b"
     r"|\bdown to (?:the )?ms\b|\bmillisec\w*|\bwithin (?:a|one) second\b|\bwhat was it doing for that long\b"
 )
 #: each event a question can name, by the words that name it
@@ -39,6 +40,9 @@ _NAMED: dict[str, re.Pattern[str]] = {
     "teardown": re.compile(
         r"\bsigterm\w*|\bkill(?:ing|ed)? (?:things|the others|everything|them|off|the rest)\b"
         r"|\bgot killed\b|\btear\w* (?:it |everything )?down\b|\bteardown\b"
+    ),
+    "report": re.compile(
+        r"\bfailed \(?exitcode\b|\bexitcode: ?-?\d+|\blauncher'?s? (?:\w+ )?(?:failed|failure) line\b"
     ),
     "end": re.compile(
         r"\btorchrun (?:report\w*|logg\w*)|\breport\w* the failure\b|\bfailure (?:logged|reported|report)\b"
@@ -72,8 +76,7 @@ def spans(c: Ctx, m: Match) -> Reply | None:
     if not _ASKS.search(m.text) or ini is None or not ini.first_time:
         return None
     events = _events(c, ini.first_time[:4])
-    named = sorted((found.start(), e) for e in events if (found := _NAMED[e.kind].search(m.text)) is not None)
-    chosen = sorted((e for _, e in named), key=_when)
+    chosen = sorted(_named(events, m.text), key=_when)
     waited = _waited(c, events) if _WAITED.search(m.text) else ""
     if len(chosen) < 2 and not (waited and chosen):  # a wait alone: the timeout's answer says it
         return None
@@ -86,6 +89,21 @@ def spans(c: Ctx, m: Match) -> Reply | None:
         said.insert(0, rate.lead)
     shown = [e.line for e in chosen if e.line is not None]
     return reply("when", " ".join(x for x in said if x), shown[:4])
+
+
+def _named(events: list[Event], text: str) -> list[Event]:
+    """The events the text names; "the launcher's 'failed (exitcode: -11)' line" names the launcher's
+    report, not the rank's failure its word "failed" would name alone."""
+    report = _NAMED["report"].search(text)
+    out = []
+    for e in events:
+        found = _NAMED[e.kind].search(text)
+        if found is None:
+            continue
+        inside = report is not None and e.kind == "failure" and report.start() <= found.start() < report.end()
+        if not inside:
+            out.append(e)
+    return out
 
 
 def _events(c: Ctx, year: str) -> list[Event]:
@@ -112,6 +130,9 @@ def _events(c: Ctx, year: str) -> list[Event]:
         out.append(Event("kernel", ts.EV_KERNEL, at, kernel, _coarse(kernel)))
     if (down := answer_timeline.teardown(c, year)) is not None:
         out.append(Event("teardown", ts.EV_TEARDOWN, down.at, down.line, down.coarse))
+    report = next((ln for ln in answer_quote.pool(c) if answer_story.REPORT.search(ln.text)), None)
+    if report is not None and (at := answer_timeline.iso_of(report, year)) is not None:
+        out.append(Event("report", ts.EV_REPORT, at, report, _coarse(report)))
     if c.view.end:
         out.append(Event("end", ts.EV_END, c.view.end, None, not re.search(r"\.\d*[1-9]", c.view.end)))
     return out

@@ -87,7 +87,28 @@ def _collect(c: Ctx, year: str) -> list[tuple[str, str, EvidenceLine]]:
     down = answer_timeline.teardown(c, year)
     if down is not None and all(down.line != x[2] for x in out):
         out.append((down.at, down.name, down.line))
+    report = next((ln for ln in answer_quote.pool(c) if REPORT.search(ln.text)), None)
+    if (
+        report is not None
+        and (at := answer_timeline.iso_of(report, year))
+        and all(report != x[2] for x in out)
+    ):
+        out.append((at, _reported(report), report))
     return out
+
+
+#: the launcher's own report of a failed worker (`failed (exitcode: -9) local_rank: 2 (pid: 3312)`)
+REPORT = re.compile(r"\bfailed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
+_SIGNALS = {-9: "SIGKILL", -15: "SIGTERM", -11: "SIGSEGV", -6: "SIGABRT", -7: "SIGBUS"}
+
+
+def _reported(ln: EvidenceLine) -> str:
+    """ "the launcher reported local_rank 2 (pid 3312) failed, exitcode -9 (SIGKILL)"."""
+    m = REPORT.search(ln.text)
+    assert m is not None
+    code = int(m.group(1))
+    signal = f" ({_SIGNALS[code]})" if code in _SIGNALS else ""
+    return tff.EV_REPORT.format(local=m.group(2), pid=m.group(3), code=code, signal=signal)
 
 
 def last_step(c: Ctx, year: str) -> tuple[str, int, EvidenceLine] | None:

@@ -18,7 +18,7 @@ from denpex.core.texts import followups_facts as tff
 from knowledge import answer_facts, answer_guesses, answer_quote
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.intents import Match
-from knowledge.jobfacts_answers import seconds_between
+from knowledge.jobfacts_answers import launcher_exits, seconds_between
 from knowledge.lines import parse_timestamp
 
 #: torchrun's glog prefix: level, month, day, time (no year: the job's other stamps give it)
@@ -83,9 +83,21 @@ def teardown(c: Ctx, year: str) -> Event | None:
         if r.first_time and r.first_line is not None and _STOPPED.search(r.first_line.text)
     )
     if not stopped:
-        return None
+        return _summary_stop(c)
     at, line = stopped[0]
     return Event(tf.EVENT_TEARDOWN, at, line, coarse=not re.search(r"\.\d*[1-9]", at))
+
+
+def _summary_stop(c: Ctx) -> Event | None:
+    """The launcher's failure summary's time for the first rank it stopped with SIGTERM (`time :
+    2026-12-01_21:36:54`, whole seconds), when neither its teardown line nor a stopped rank's line
+    was kept."""
+    stopped = [e for e in launcher_exits(c.d) if e.code == -15 and e.time]
+    if not stopped:
+        return None
+    e = min(stopped, key=lambda x: x.time or "")
+    assert e.time is not None
+    return Event(tf.EVENT_TEARDOWN, e.time.replace("_", "T") + ".000Z", e.line, coarse=True)
 
 
 def between(c: Ctx, m: Match) -> Reply | None:

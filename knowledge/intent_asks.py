@@ -12,21 +12,23 @@ from __future__ import annotations
 import re
 
 #: where one ask ends and another begins: a `?` mid-text, a sentence's end, `+`, a dash, `y/n`, `but`,
-#: `, and why`, `and which` ... (one group: the separator is kept, it says whether the part was asked)
+#: `, and why`, `and which` ... (one group: the separator is kept, it says whether the part was asked);
+#: "deepspeed + torch versions" is one ask, a `+` inside a list of names
 _ASK_SPLIT = re.compile(
-    r"(\?+\s+|(?<=[a-z0-9)\]`\x27\"])\.\s+(?=[a-z`\x27\"])|\.{2,}\s*|…\s*|\s+\+\s+|\s+[—–]+\s+"
+    r"(\?+\s+|(?<=[a-z0-9)\]`\x27\"])\.\s+(?=[a-z`\x27\"])|\.{2,}\s*|…\s*"
+    r"|\s+\+\s+(?![\w.-]+ versions?\b)|\s+[—–]+\s+"
     r"|\s+-{1,2}\s+(?=[a-z])|\s+y ?/ ?n\b\W*|\s*[,;]?\s+but\s+"
     r"|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
     r"does|do|can|should|could|will|were|are)\b)"
     # "and how, …" / "died and how" at the end: the same ask ("who else died and how"), not a new one
-    r"|\s+and\s+(?:also\s+)?(?:(?:at|in|on|from|for|by) )?"
+    r"|\s+(?:and|n)\s+(?:also\s+)?(?:(?:at|in|on|from|for|by) )?"
     r"(?=(?:why|what|which|how|where|when|who)\b(?!\s*(?:[,;?.]|$)))"
     r"|\s+and\s+(?=(?:do|does|did|should|can|could|is|was|are|were|will) (?:i|we|you|it|they|this|that)\b)"
     # "pid 4411 whose is that": a pasted line, then the ask about it
     r"|(?<=[\w)\]`\x27\"])\s+(?=whose (?:\w+ )?(?:is|was) (?:that|this|it)\b))"
 )
 _ASKS = re.compile(
-    r"^(?:ok(?:ay)? |so |and |also |hey |then |wait |lead q |ok so )*"
+    r"^(?:ok(?:ay)? |so |and |n |also |hey |then |wait |lead q |ok so )*"
     r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
     r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|one[- ]?liner|"  # a bare topic is an ask ("fix?")
     r"why|what|whats|which|how|hows|where|when|who|whos|whose|was|wasnt|is|isnt|wtf|explain|any|"
@@ -45,6 +47,8 @@ _ASKED = re.compile(r"\?|\by ?/ ?n\b")
 _CHECK_ME = re.compile(
     r"\b(?:please |can you )?(?:confirm|verify|double[- ]check|sanity[- ]check)(?: please)?$"
 )
+#: a clause that names figures it wants ("rank 0 OOM numbers (tried to alloc / free), what step"): an ask
+_FIGURES = re.compile(r"\b(?:numbers|figures|stats|breakdown)\b")
 #: `+` joins two asks ("timeout value + what step"), never an ask and its context
 _PLUS = re.compile(r"\s+\+\s+$")
 #: a short topic after a `?` that ends the message asks too ("victims? exit codes")
@@ -77,7 +81,8 @@ def asks(q: str) -> list[str]:
             out[-1] = f"{out[-1].rstrip('?')}: {part}"  # one ask: the choice needs both sides it is between
             topic = context = ""
             continue
-        if _ASKS.search(part) or _GUESSING.search(part) or _CHECK_ME.search(part):
+        wanted = _FIGURES.search(part) and not _STATEMENT.search(part)  # "rank 0 OOM numbers, what step"
+        if _ASKS.search(part) or _GUESSING.search(part) or _CHECK_ME.search(part) or wanted:
             before = context or topic  # "TCPStore?? what is that": "that" is the topic
             out.append(f"{before}: {part}" if before and _BACK.search(part) else part)
             topic = ""

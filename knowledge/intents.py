@@ -110,6 +110,7 @@ _SHORTHAND = (
     (re.compile(r"\b(?:cmd|cmds)\b"), "command"),
     (re.compile(r"\b(?:tb|tbs)\b"), "traceback"),
     (re.compile(r"\b(?:b/c|bc|cuz|coz)\b"), "because"),
+    (re.compile(r"\bb4\b"), "before"),
 )
 #: a possessive (`the gpu's fault` -> `the gpu fault`); contractions keep their `s` (`what's` -> `whats`)
 _POSSESSIVE = re.compile(r"\b(?!(?:what|that|it|where|who|how|there|here|let|he|she)['’]s\b)(\w+)['’]s\b")

@@ -36,6 +36,8 @@ from tests.slack.test_followups_round15a import CASES as ROUND15A
 from tests.slack.test_followups_round15b import CASES as ROUND15B
 from tests.slack.test_followups_round16a import CASES as ROUND16A
 from tests.slack.test_followups_round16b import CASES as ROUND16B
+from tests.slack.test_followups_round17a import CASES as ROUND17A
+from tests.slack.test_followups_round17b import CASES as ROUND17B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -63,6 +65,8 @@ FACTS = (
     + ROUND15B
     + ROUND16A
     + ROUND16B
+    + ROUND17A
+    + ROUND17B
     + LEVERS
 )
 

@@ -326,3 +326,60 @@ DEVICE_BLOCK = (
 )
 #: each rank's first error side by side: the first to fail leads, with its own words and figures
 EACH_FIRST = "Rank {rank} failed first{at}, with `{text}` ({ref})."
+
+# ---------------------------------------------------------------- counts over the ranks (answer_tally)
+TRACEBACKS = "{n} rank(s) printed a Python traceback (or its error line) of their own: {ranks} ({refs})."
+NO_TRACEBACK = "Rank {rank} printed no traceback in its saved lines{how}."
+NO_TRACEBACK_ENDED = "; the launcher's summary says {row} ({ref})"
+SIGTERMED = (
+    "{n} rank(s) got SIGTERM from the launcher (exitcode -15): {ranks} ({ref}); they were stopped, they "
+    "did not fail by themselves."
+)
+NOT_SIGTERMED = "Rank(s) {ranks} exited on their own: {rows}."
+NO_SIGTERM = (
+    "None: no rank got SIGTERM (no exitcode -15) — all {n} exited with a code of their own, so each "
+    "failed by itself before the launcher stopped anything. The launcher's failure summary ({ref}): {rows}."
+)
+
+# ---------------------------------------------------------------- a time asked, none printed (answer_untimed)
+NO_TIME = (
+    "The logs don't say: no line of this job has a timestamp — the failure line ({ref}) is printed "
+    "without a time, so there is no time to give from the logs."
+)
+NO_TIME_NO_WORKER = "It failed in the launcher, before any worker started."
+NO_TIME_WHERE = (
+    "For the ticket, take the time from the scheduler (`sacct -j <jobid> -o JobID,Start,End,State`) or "
+    "the log file's modification time (`stat -c %y {log}`)."
+)
+
+# ---------------------------------------------------------------- a pid tied to its rank (answer_pid)
+PID_EXIT = (
+    "The launcher's line names it: local_rank {local} (pid: {pid}) failed with exitcode {code} (a negative "
+    "code is the signal: -9 is SIGKILL)."
+)
+PID_KERNEL = "The kernel's line ({ref}) killed that same pid, {pid}."
+EV_REPORT = "the launcher reported local_rank {local} (pid {pid}) failed with exitcode {code}{signal}"
+TIMED_OUT = "{n} rank(s) logged a collective timeout of their own: {ranks}{at} ({refs})."
+TIMED_OUT_SAME = ", each at `{stamp}` as printed (the log's own clock; no time zone is printed)"
+TIMED_OUT_NONE = "Rank(s) {ranks} logged no timeout of their own."
+OWN_ERROR_FRAME = "In your code it failed at {file} line {line}, in `{func}` ({ref}):"
+
+# ---------------------------------------------------------------- printed or inferred (answer_printed)
+SETTING_PRINTED = "Printed: a line of the logs names `{name}` with its value."
+SETTING_INFERRED = (
+    "Not printed: no line of the logs names `{name}`; its value is inferred from a line that implies it."
+)
+SETTING_NEITHER = "Not printed: no line of the logs names `{name}`, and no line implies its value."
+
+# ---------------------------------------------------------------- host memory per rank (answer_hostmem)
+HOST_KILLED = (
+    "Only the killed process's host memory is printed: the kernel's line ({ref}) killed pid {pid} "
+    "({proc}){who}, which held anon-rss {kb} kB = {gib:.1f} GiB resident."
+)
+HOST_WHO_RANK = " (local_rank {rank}, by the launcher's line)"
+HOST_OTHERS = "No kept line gives rank(s) {ranks}'s host memory."
+HOST_WHERE = (
+    "The kernel's OOM report lists every process's rss just above the kill line, if the node's full "
+    "kernel log is kept: `dmesg -T | grep -B60 'Killed process'`; per job, `sacct -j <jobid> -o "
+    "JobID,MaxRSS,MaxRSSTask`."
+)

@@ -28,3 +28,4 @@ WAITED_AT_MOST = "Ranks {ranks} waited at most from {first} ({at_a}) to {second}
 ABOUT = "about {about} ({exact} counted from a time given to the whole second)"
 SAME_SECOND = "within the same second (one of the two times is given to the whole second only)"
 ONE_SECOND = "All of them fall within one second."
+EV_REPORT = "the launcher's `failed (exitcode: …)` line"

@@ -156,3 +156,47 @@ LEAK_GREW = (
     "({ref})."
 )
 LEAK_BATCH = "What tipped it is the failing step's own batch: it ran {shape}."
+
+
+# which code raised (knowledge.answer_code_raised)
+RAISED = "It raised in `{file}` line {line}, in `{func}`{code}."
+RAISED_INNER = "The innermost frame kept: `{file}` line {line}, in `{func}`."
+RAISED_EXC = "The exception: `{exc}`: {message}"
+RAISED_PATH = "The {path} path, not {others}. "
+
+# why the others went on for the whole timeout (knowledge.answer_waitout)
+WAIT_WHY = (
+    "Nothing tells a rank blocked in a collective that a peer is gone: rank {ini}'s failure raised no error "
+    "on the others, so each waited until its own watchdog timed the collective out."
+)
+WAIT_ASYNC = (
+    "Async error handling (TORCH_NCCL_ASYNC_ERROR_HANDLING) only acts once the watchdog sees that collective "
+    "fail or time out, then tears the rank down; it does not shorten the {timeout} wait. A shorter wait "
+    "needs a shorter process-group timeout."
+)
+
+# a drain asked for a rank whose node no line names (knowledge.answer_node)
+NODE_UNNAMED = (
+    "The logs don't name rank {rank}'s node: none of its lines carries a hostname, so the scheduler's "
+    "record (`sacct -j <jobid> -o JobID,NodeList`, or the launcher's host list) is where to read it. "
+)
+
+# the node's RAM or a cgroup (--mem) limit (knowledge.answer_memlimit)
+LIMIT_DECIDES = (
+    "Two records decide it. The node's kernel log (`dmesg -T | grep -iE 'oom|killed process'`): a cgroup "
+    "limit says `Memory cgroup out of memory` (constraint=CONSTRAINT_MEMCG), the whole box running out says "
+    "`Out of memory` with no cgroup named. The scheduler's accounting (`sacct -j <jobid> -o "
+    "JobID,State,ReqMem,MaxRSS`): MaxRSS at ReqMem (`--mem`) means the limit, MaxRSS well below it means "
+    "the node's RAM was shared and gone."
+)
+LIMIT_KERNEL_HAVE = "This job has a kernel-log line ({ref}): {said}"
+LIMIT_BOX_SEEN = "it names no memory cgroup, so the kill was the node's own RAM running out."
+LIMIT_CGROUP_SEEN = "it names a memory cgroup, so a cgroup limit was hit, not the node's RAM."
+LIMIT_KERNEL_NONE = "This job has no dmesg (kernel-log) line: none was in the logs read."
+LIMIT_SCHED_HAVE = "The scheduler's accounting is in the logs ({ref})."
+LIMIT_SCHED_NONE = "No sacct or MaxRSS line is in the logs either: run the sacct command above for it."
+
+# a stall's length claimed against the lines' own times (knowledge.answer_premise)
+PREMISE_SPAN_NO = (
+    "No, not {claim}: the last step line is at {start} UTC and the job's last line at {end} UTC, {gap} later."
+)

@@ -207,3 +207,31 @@ NAME_WORKERS = "Fewer DataLoader workers"
 NAME_PRECISION = "bf16/fp16"
 NAME_SCALE = "More GPUs"
 LEVER_NAMED = "{name} — {answer}"
+
+
+# a debug setting weighed as the fix (knowledge.answer_fixordebug)
+DEBUG_STEPS: dict[str, str] = {
+    "workers0": (
+        "A debug step, not the fix: `num_workers=0` loads data in the main process, so a worker's real error "
+        "(its exception or native stack) shows there and no worker holds its own copy of the dataset, but "
+        "loading becomes serial and every step waits on it."
+    ),
+    "anomaly": (
+        "A debug step, not the fix: `torch.autograd.set_detect_anomaly(True)` names the operation that "
+        "first produced a NaN/Inf in the backward pass, and slows every step a lot; run it on a short repro, "
+        "not in training."
+    ),
+    "launch_blocking": (
+        "A debug step, not the fix: `CUDA_LAUNCH_BLOCKING=1` makes every kernel launch synchronous, so the "
+        "error is raised at the call that caused it; it slows the run and changes nothing about the fault."
+    ),
+    "dist_debug": (
+        "A debug step, not the fix: `TORCH_DISTRIBUTED_DEBUG=DETAIL` checks each collective's type and shape "
+        "across ranks and names the one that differs; it slows every collective."
+    ),
+    "nccl_debug": (
+        "A debug step, not the fix: `NCCL_DEBUG=INFO` only logs NCCL's setup and errors (which interface, "
+        "which transport); it changes nothing NCCL does."
+    ),
+}
+DEBUG_THE_FIX = "The fix for this job: {fix}."

@@ -26,7 +26,10 @@ the floors unchanged (category 0.876, see the README). December 6 (fourth sessio
 0.877 (471/537), floors unchanged; then bu- and bv- (10 cases from Q&A pages, Ascend's troubleshooting
 pages and NCCL threads, 5 right first, 9 now): category 0.878 (480/547), rank 0.931 -> 0.905 (floor
 0.92 -> 0.90), its two misses Ascend logs that name the rank only in HCCL's heartbeat report
-(`Cluster Exception Location[IP/ID]`) and in torch_npu's suffix on the line after the error.
+(`Cluster Exception Location[IP/ID]`) and in torch_npu's suffix on the line after the error. Then bw-
+and bx- (3 cases from vendors' and platforms' pages, 1 right first): category 0.875 (481/550), its
+misses a TPU slice's chip-driver failure (no GPU entry claims it) and a one-line SIGBUS whose thread
+says /dev/shm filled while saving a checkpoint.
 """
 
 from __future__ import annotations

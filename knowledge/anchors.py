@@ -21,6 +21,8 @@ _ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_STAMP = (
     r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
     r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?[ \t](?:std(?:out|err) [FP] )?"  # CRI: `… stderr F `
+    # Determined's task log: `[<stamp>] 5c902731 [rank=0] || ` (container id, the process's rank)
+    r"(?:[0-9a-f]{8} (?:\[rank=[0-9]{1,6}\] )?\|\| )?"
 )
 #: a syslog / journald header: `May  1 10:00:00 gpu-07 python[4242]: `, or the stamp alone as moreutils'
 #: `ts` puts it before each line (`python train.py 2>&1 | ts`, `ts -s` fractions: `May 01 10:00:00.1234 `)
@@ -37,8 +39,9 @@ _CLOCK = r"[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})? "
 #: A Markdown quote (`> `) or a code block's indentation is how a log pasted into an issue, a wiki or
 #: a chat arrives. Each alternative starts with its own character (ESC, a digit or `[`, `>`) and the
 #: blanks come once at the end, so Python's `re` never backtracks through them.
-#: a Ray worker's label: `(RayTrainWorker pid=7, ip=10.0.0.7) `, `(pid=7) `
-_RAY_WORKER = r"\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) "
+#: a Ray worker's label: `(RayTrainWorker pid=7, ip=10.0.0.7) `, `(pid=7) `, and SkyPilot's, which names
+#: the node's rank (not the process's): `(head, rank=0, pid=7) `, `(worker1, rank=1, pid=7, ip=10.0.0.7) `
+_RAY_WORKER = r"\((?:[A-Za-z_][A-Za-z0-9_.:-]{0,40},? )?(?:rank=[0-9]{1,6}, )?(?:pid|ip)=[^)\n]{1,60}\) "
 LINE_PREFIX = f"(?:{_ANSI}|{_ISO_STAMP}|{_SYSLOG}|{_CLOCK}|{_RAY_WORKER}|>[ \\t]?)*[ \\t]*"
 #: what may stand after its end
 LINE_SUFFIX = f"(?:{_ANSI}|[ \\t\\r])*"

@@ -62,6 +62,8 @@ class RankInfo:
 
 
 _TORCHRUN = re.compile(r"^\s*\[default(\d{1,5})\]:")
+#: Determined's task log names the process's rank after the stamp and container id (stripped with them)
+_DETERMINED = re.compile(r"\] [0-9a-f]{8} \[rank=(\d{1,6})\] \|\| ")
 _RANK_PREFIX = re.compile(r"\[rank:? ?(\d{1,6})\]:?")  # `[rank3]:`, Lightning's `[rank: 3]`
 _SRUN_LABEL = re.compile(r"^\s{0,8}(\d{1,6}): ")  # srun pads to the widest label; a paste may indent
 #: Open MPI's `--tag-output` (horovodrun's default): `[1,3]<stderr>:` is job 1's rank 3
@@ -101,25 +103,28 @@ BLOCK_RANK = re.compile(r"^\s*rank\s*:?\s*(\d{1,6})\s*\(local[_ ]rank:\s*(\d{1,5
 #: knowledge/anchors.py for the same idea in patterns
 _DELIVERY = re.compile(
     r"^(?:\x1b\[[0-9;?]*[A-Za-z]"
-    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})? "
+    r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})?\]? "
     r"(?:std(?:out|err) [FP] )?"
+    r"(?:[0-9a-f]{8} (?:\[rank=[0-9]{1,6}\] )?\|\| )?"  # Determined: container id, the process's rank
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9:]{8}(?:[.,][0-9]{1,9})? "
     r"(?:[A-Za-z0-9_.-]+ [^ :]+: )?"  # syslog's host and program, or moreutils' `ts` stamp alone
     r"|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})? "  # a time of day alone
-    r"|\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) "
+    r"|\((?:[A-Za-z_][A-Za-z0-9_.:-]{0,40},? )?(?:rank=[0-9]{1,6}, )?(?:pid|ip)=[^)\n]{1,60}\) "
     r"|>[ \t]?)+[ \t]*"
 )
 
 
 def strip_delivery(text: str) -> str:
     """`text` without the colours, timestamp, worker label or quote a delivering tool put before it."""
-    if text[:1] in "\x1b(>" or text[4:5] == "-" or text[3:4] == " " or text[2:3] == ":":
+    if text[:1] in "\x1b(>" or "-" in (text[4:5], text[5:6]) or text[3:4] == " " or text[2:3] == ":":
         return _DELIVERY.sub("", text, count=1)
     return text
 
 
 def parse_rank(text: str) -> RankInfo:
     """Rank prefixes: `[rank3]:`, srun `3: `, torchrun `[default3]:` (local), `[Rank 3]`, `Rank 3`."""
+    if (m := _DETERMINED.search(text, 0, 200)) is not None:
+        return RankInfo(int(m.group(1)))
     head = strip_delivery(text[:300])
     local = None
     m = _TORCHRUN.match(head)

@@ -169,3 +169,41 @@ def test_an_hccl_collective_wait_timeout_is_a_collective_timeout(diagnose_dir: R
     )
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category == "nccl_timeout"
+
+
+def test_determineds_task_log_names_each_lines_rank(diagnose_dir: Run, tmp_path: Path) -> None:
+    """Determined prints `[<stamp>] <container> [rank=N] || ` before each line of a trial's processes:
+    the traceback is the rank's own, the watchdog lines are the others'."""
+    rows = [
+        (
+            1,
+            "[E ProcessGroupNCCL.cpp:828] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.",
+        ),
+        (3, "Traceback (most recent call last):"),
+        (3, '  File "/run/determined/workdir/model_def.py", line 88, in train_batch'),
+        (3, "    loss = self.loss_fn(output, batch['label'])"),
+        (3, "KeyError: 'label'"),
+    ]
+    log = "".join(
+        f"[2024-03-15T16:29:{i:02d}.552162Z] 5c902731 [rank={r}] || {text}\n"
+        for i, (r, text) in enumerate(rows)
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "shape_or_user_code_error"
+    assert d.initiating.rank == 3
+
+
+def test_skypilots_node_label_is_looked_through_and_not_taken_for_the_rank(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """SkyPilot's `(worker1, rank=1, pid=…, ip=…)` names the node; the process's own `[rank9]:` decides."""
+    lines = [
+        "[rank9]: Traceback (most recent call last):",
+        '[rank9]:   File "/home/sky/train.py", line 51, in <module>',
+        "[rank9]:     loss = model(batch).loss",
+        "[rank9]: KeyError: 'labels'",
+    ]
+    log = "".join(f"(worker1, rank=1, pid=15406, ip=10.164.0.57) {ln}\n" for ln in lines)
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "shape_or_user_code_error"
+    assert d.initiating.rank == 9

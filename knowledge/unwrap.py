@@ -43,12 +43,17 @@ _RECORD = re.compile(
 _GLUED = re.compile(r"\[(?:rank|default)(\d{1,6})\]:")
 
 
-#: what a delivering tool puts before each record (colours, an RFC 3339 stamp, a Ray worker's label, a
-#: Markdown quote, a code block's indent): looked through, so a log is re-joined alike however it came
+#: what a delivering tool puts before each record (colours, an RFC 3339 or `ts` stamp, a Ray worker's or
+#: SkyPilot's or Determined's label, a Markdown quote, a code block's indent): looked through, so a log
+#: is re-joined alike however it came (a constant prefix on every line would otherwise crowd the lines
+#: toward one width and read as a wrap)
 _DELIVERY = re.compile(
-    r"^(?:\x1b\[[0-9;?]*[A-Za-z]|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.,]{8,18}(?:Z|[+-][0-9:]{4,5})? "
-    r"(?:std(?:out|err) [FP] )?"
-    r"|\((?:[A-Za-z_][A-Za-z0-9_.:]{0,40},? )?(?:pid|ip)=[^)\n]{1,60}\) |> ?| {1,8}|\t)*"
+    r"^(?:\x1b\[[0-9;?]*[A-Za-z]|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.,]{8,18}(?:Z|[+-][0-9:]{4,5})?\]? "
+    r"(?:std(?:out|err) [FP] )?(?:[0-9a-f]{8} (?:\[rank=[0-9]{1,6}\] )?\|\| )?"  # Determined's label
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9:]{8}(?:[.,][0-9]{1,9})? "
+    r"|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})? "  # moreutils' `ts`, a bare time of day
+    r"|\((?:[A-Za-z_][A-Za-z0-9_.:-]{0,40},? )?(?:rank=[0-9]{1,6}, )?(?:pid|ip)=[^)\n]{1,60}\) "
+    r"|> ?| {1,8}|\t)*"
 )
 _RESET = re.compile(r"(?:\x1b\[[0-9;?]*[A-Za-z])+$")
 

@@ -207,3 +207,33 @@ def test_skypilots_node_label_is_looked_through_and_not_taken_for_the_rank(
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category == "shape_or_user_code_error"
     assert d.initiating.rank == 9
+
+
+def test_triton_finding_no_driver_is_the_environment(diagnose_dir: Run, tmp_path: Path) -> None:
+    """Triton's driver discovery found no active GPU backend: the environment (a conflicting package,
+    a CPU-only build, no GPU visible), not the training code."""
+    log = (
+        '  File "/opt/venv/lib/python3.11/site-packages/triton/runtime/driver.py", line 8, in _create_driver\n'
+        '    raise RuntimeError(f"{len(actives)} active drivers ({actives}). There should only be one.")\n'
+        "RuntimeError: 0 active drivers ([]). There should only be one.\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"
+
+
+def test_triton_failing_to_build_its_driver_stub_is_the_environment(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    """Triton compiles a C helper the first time it runs; the system compiler failing there is the
+    environment (no compiler, Python headers or libcuda), whatever exception class it raises."""
+    log = (
+        '  File "/env/lib/python3.10/site-packages/triton/backends/nvidia/driver.py", line 57, in compile_module_from_src\n'
+        "    so = _build(name, src_path, tmpdir, library_dirs(), include_dir, libraries)\n"
+        '  File "/env/lib/python3.10/site-packages/triton/runtime/build.py", line 48, in _build\n'
+        "    ret = subprocess.check_call(cc_cmd)\n"
+        '  File "/env/lib/python3.10/subprocess.py", line 369, in check_call\n'
+        "    raise CalledProcessError(retcode, cmd)\n"
+        "subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmpx/main.c', '-O3', '-shared', '-fPIC']' returned non-zero exit status 1.\n"
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"

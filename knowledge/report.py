@@ -107,16 +107,25 @@ def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
 #: rank's exit code, so a tail that cut into it is widened back to that line (within `SUMMARY_LINES`)
 _SUMMARY_START = re.compile(r"ChildFailedError")
 SUMMARY_LINES = 60
+#: torch.distributed.elastic's own teardown before its summary (`Sending process 22026 closing signal
+#: SIGTERM`, pytorch/pytorch@v2.5.0:torch/distributed/elastic/multiprocessing/api.py): the only line
+#: that times when the launcher stopped the others, so a tail widened to the summary takes it too
+_TEARDOWN = re.compile(r"Sending process \d+ closing signal SIG[A-Z]+")
 
 
 def _tail(scan: SourceScan) -> list[tuple[int, str]]:
-    """The source's last lines, widened to the start of a launcher summary they cut into."""
+    """The source's last lines, widened to the start of a launcher summary they cut into, and to the
+    launcher's teardown lines just before it."""
     if not scan.tail:
         return scan.tail
     first = scan.tail[0][0]
     window = scan.numbered_tail[-SUMMARY_LINES:]
     starts = [i for i, (n, t) in enumerate(window) if n < first and _SUMMARY_START.search(t)]
-    return window[starts[-1] :] if starts else scan.tail
+    if not starts:
+        return scan.tail
+    start = starts[-1]
+    down = [i for i, (_, t) in enumerate(window[:start]) if _TEARDOWN.search(t)]
+    return window[min(down[0], start) if down else start :]
 
 
 def tails(job: Job, red: Redactor) -> list[RankTail]:

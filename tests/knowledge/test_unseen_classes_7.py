@@ -237,3 +237,14 @@ def test_triton_failing_to_build_its_driver_stub_is_the_environment(
     )
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category == "env_version_mismatch"
+
+
+def test_the_launchers_teardown_lines_before_its_summary_are_kept(diagnose_dir: Run) -> None:
+    """torchrun's `Sending process N closing signal SIGTERM` lines are the only ones that time when the
+    launcher stopped the others: a tail widened to its failure summary takes them too (a follow-up
+    asking when the others were stopped then gets the line's own time, not the summary's second)."""
+    logs = Path(__file__).parents[1] / "realjobs" / "fixtures" / "dataloader_worker_killed" / "logs"
+    d = diagnose_dir(logs)
+    kept = [ln.text for tail in d.tails for ln in tail.lines]
+    assert any("closing signal SIGTERM" in t for t in kept)
+    assert any("ChildFailedError" in t for t in kept)

@@ -13,6 +13,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tf
+from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
 from knowledge import answer_quote, answer_where
 from knowledge.answer_types import Ctx, Reply, ref, reply
@@ -116,14 +117,27 @@ _SAME_XID = re.compile(
 )
 
 
+#: an Xid the reader was told of ("summary said rank 0 threw an Xid", "rank 2 had a gpu fault?")
+_CLAIMED_XID = re.compile(
+    r"\b(?:threw|throws|had|has|hit|got|raised|logged|showed|shows|saw|reported) (?:an? )?"
+    r"(?:xid|gpu (?:fault|error)|nvrm)\b"
+)
+
+
 def not_xid(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
-    """ "Same as the xid79 thing?": no, when this job's evidence holds no Xid; what it failed with."""
+    """ "Same as the xid79 thing?", "summary said rank 0 threw an Xid?": no, when this job's evidence
+    holds no Xid; what it failed with, and on which rank."""
     ini = c.view.initiating
-    if ini is None or c.view.numbers.xid is not None or not _SAME_XID.search(text):
+    if ini is None or c.view.numbers.xid is not None:
         return "", []
     line = ini.first_line or (c.view.evidence[0] if c.view.evidence else None)
     what = t.category_words(c.view.category)
-    return tf.NOT_XID.format(rank=ini.rank, what=what, ref=ref(line)), [line] if line is not None else []
+    shown = [line] if line is not None else []
+    if _CLAIMED_XID.search(text):
+        return tv.XID_CLAIMED.format(rank=ini.rank, what=what, ref=ref(line)), shown
+    if not _SAME_XID.search(text):
+        return "", []
+    return tf.NOT_XID.format(rank=ini.rank, what=what, ref=ref(line)), shown
 
 
 __all__ = ["ASK", "cause_or_symptom", "not_xid"]

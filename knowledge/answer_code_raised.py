@@ -75,6 +75,48 @@ def raised(c: Ctx, m: Match) -> Reply | None:
     return reply("code", lead, shown)
 
 
+#: the framework taken to have crashed ("did pytorch crash?", "is this a torch bug?")
+_LIB_CRASH = re.compile(
+    r"\b(?:did|is|was|has) (?:pytorch|torch|cuda|nccl|python|deepspeed|the (?:framework|library))\b.{0,15}"
+    r"\b(?:crash\w*|break|broke|brok\w*|fail\w*|die|died|bug\w*|blow up|blew up)\b"
+    r"|\b(?:pytorch|torch|framework|library) (?:crash\w*|bug)\b"
+)
+_LIBS = ("pytorch", "torch", "cuda", "nccl", "deepspeed", "python")
+
+
+def own_raise(c: Ctx, m: Match) -> Reply | None:
+    """ "Did pytorch crash? what is this": no, when the failing rank's innermost frame is its own code
+    raising the exception (a guard such as `raise ValueError("Loss is nan")`); the line and what it
+    raised. Why: a `ValueError` in the console reads as the framework failing, and the loss answer
+    gave the losses without saying whose check stopped the run."""
+    ini = c.view.initiating
+    if ini is None or not _LIB_CRASH.search(m.text) or (found := _traceback(c)) is None:
+        return None
+    frames, lines = found
+    deepest = frames[-1]
+    code, exc = _statement(lines, deepest), _exception(lines, deepest)
+    mine = answer_code.user_frame(c, ini.rank)
+    own = mine is not None and (mine[0].line.source, mine[0].line.line) == (
+        deepest.line.source,
+        deepest.line.line,
+    )
+    if not own or exc is None or not code.startswith("raise "):
+        return None
+    lib = next((x for x in _LIBS if re.search(rf"\b{x}\b", m.text)), "the framework")
+    lib = {"pytorch": "PyTorch", "torch": "PyTorch", "cuda": "CUDA", "nccl": "NCCL"}.get(lib, lib)
+    lead = tv.OWN_RAISE.format(
+        lib=lib,
+        rank=ini.rank,
+        file=deepest.path.rsplit("/", 1)[-1],
+        line=deepest.number,
+        func=deepest.func,
+        code=code,
+        exc=exc[1],
+        message=exc[2],
+    )
+    return reply("code", lead, [deepest.line, exc[0]])
+
+
 def _traceback(c: Ctx) -> tuple[list[Frame], list[EvidenceLine]] | None:
     """The initiating rank's traceback; with no rank (a launcher's own failure), the launcher's."""
     ini = c.view.initiating

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 import statistics
+from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_facts as tfa
 from denpex.core.texts import slack as t
 from knowledge import answer_job, answer_quote
+from knowledge.answer_asks import said
 from knowledge.answer_types import Ctx, Reply, rank_lines, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -57,6 +60,8 @@ def loss(c: Ctx, m: Match) -> Reply:
     values = ", ".join(v for _, v, _ in shown)
     lead = tf.LOSS_TREND.format(who=who, first=shown[0][0], last=shown[-1][0], values=values)
     lead += " " + _trend(series, shown)
+    if ASKS_CLIMB.search(m.text) and (climb := _climb(series, shown)):
+        lead = f"{climb} {lead}"  # "did it blow up gradually?": no or yes first, then the values
     lines = [shown[0][2], shown[-1][2]] if len(shown) > 1 else [shown[-1][2]]
     if ini is not None and ini.first_line is not None:
         what = t.category_words(c.view.category)
@@ -117,6 +122,38 @@ def _trend(series: list[Loss], shown: list[Loss]) -> str:
     low = min(shown, key=lambda x: float(x[1]))[1]
     high = max(shown, key=lambda x: float(x[1]))[1]
     return tf.LOSS_FLAT.format(low=low, high=high, value=last, step=step)
+
+
+#: asks whether the loss rose before the failure ("was loss climbing", "did it blow up gradually")
+ASKS_CLIMB = re.compile(
+    r"\b(?:climb|rising|rose|rise|grow|gradual|creep|trend\w*|going up|went up|blow up|blew up)\w*\b"
+)
+#: a last value this much above the first one shown is a climb
+CLIMB_RATIO = 1.1
+
+
+def _climb(series: list[Loss], shown: list[Loss]) -> str:
+    """Whether the logged finite values climbed, said first; "" when the series is too short or a
+    spike (the trend sentence says it) ended it."""
+    finite = [x for x in shown if float(x[1]) == float(x[1]) and abs(float(x[1])) != float("inf")]
+    if len(finite) < 3 or _trend(series, shown).startswith(tf.LOSS_SPIKE.split("{", 1)[0]):
+        return ""
+    (s0, v0, _), (s1, v1, _) = finite[0], finite[-1]
+    if float(v1) > CLIMB_RATIO * float(v0):
+        return tfa.LOSS_CLIMBED.format(first=v0, first_step=s0, last=v1, last_step=s1)
+    return tfa.LOSS_NO_CLIMB.format(first=v0, first_step=s0, last=v1, last_step=s1)
+
+
+def with_climb(c: Ctx, m: Match, got: Reply) -> Reply:
+    """`got` led by the loss's trend when the ask is whether it climbed ("did the loss blow up
+    gradually? last i see is 1.0358 at step 6") and another answer (the step claim) came first."""
+    if got.intent == "loss" or not ASKS_CLIMB.search(m.text) or not re.search(r"\bloss\b", m.text):
+        return got
+    trend = loss(c, m)
+    if trend.lead.split(". ", 1)[0].lower() in said(got):
+        return got
+    shown = [*trend.lines[:2], *(ln for ln in got.lines if ln not in trend.lines)]
+    return replace(got, lead=f"{trend.lead} {got.lead}", lines=shown, material=[trend.lead, *got.material])
 
 
 def _who(c: Ctx, ranks: list[int], series: list[Loss]) -> str:

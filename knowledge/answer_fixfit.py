@@ -36,6 +36,9 @@ NUMBER_Q = re.compile(
     r"\b(?:what|which) (?:number|value|setting|knob|param\w*|hyperparam\w*|flag)s? (?:do|should|can|to|would)"
     r"(?: (?:i|we))? ?(?:change|lower|cut|reduce|tune|turn|touch|tweak)\b"
     r"|\bwhat (?:do|should) (?:i|we) (?:lower|cut|reduce|turn down|shrink)\b"
+    # "what knob in the ds config / launcher args do i actually change?": the knob, its place between
+    r"|\b(?:what|which) (?:number|value|setting|knob|param\w*|flag)s?\b[^?]{0,40}?\b(?:do|should|can|would)"
+    r" (?:i|we)(?: actually| really| just)? (?:change|lower|cut|reduce|tune|turn|touch|tweak)\b"
     r"|\bworked (?:fine )?for \d+ steps\b"
 )
 _SHAPE = re.compile(r"\bbatch of (\d+) x (\d+) tokens\b")

@@ -53,7 +53,7 @@ _XID_OFF_BUS = 79
 def meaning(c: Ctx, m: Match) -> Reply | None:
     """The meaning of a phrase naming this job's failure, then this job's first fact; None when the
     ask is no meaning ask or names nothing of this job (a term elsewhere is `explain`'s)."""
-    if not ASKS_MEANING.search(m.text):
+    if not ASKS_MEANING.search(m.text) and not _ASKS_CODE.search(m.text):
         return None
     if (exited := _exit_here(c, m)) is not None:
         return exited  # "what does exitcode -11 mean, which process": the signal, then whose process
@@ -132,6 +132,13 @@ def _term_here(c: Ctx, m: Match) -> Reply | None:
     )
 
 
+#: an exit code asked about without "mean" ("what's exit code -11?", "is -11 like -9?")
+_ASKS_CODE = re.compile(
+    r"\b(?:whats|what is|wat is|wats)\s+(?:an? |the )?(?:exit ?code|exitcode|rc|exit status)\b"
+    r"|\b(?:like|same as|vs\.?|versus|different from|compared to|or) -\d{1,3}\b"
+)
+#: a negative exit code named anywhere in the ask ("-9"), to read the asked one against
+_NEG_CODE = re.compile(r"(?<![\w-])(-\d{1,3})\b")
 #: an exit code quoted in the ask ("exitcode -11", "exit code: 137", "rc=-15")
 _EXIT_CODE = re.compile(r"\b(?:exit ?(?:code|status)?|rc)\s*[:=]?\s*(-?\d{1,3})\b")
 
@@ -139,7 +146,8 @@ _EXIT_CODE = re.compile(r"\b(?:exit ?(?:code|status)?|rc)\s*[:=]?\s*(-?\d{1,3})\
 def _exit_here(c: Ctx, m: Match) -> Reply | None:
     """An exit code the launcher's summary holds: what it means (the signal), then whose process
     exited with it and how the others ended; None when no rank of this job exited with that code."""
-    if (asked := _EXIT_CODE.search(m.text)) is None:
+    asked = _EXIT_CODE.search(m.text) or (_NEG_CODE.search(m.text) if _ASKS_CODE.search(m.text) else None)
+    if asked is None:
         return None
     code = int(asked.group(1))
     exits = launcher_exits(c.d)
@@ -160,8 +168,17 @@ def _exit_here(c: Ctx, m: Match) -> Reply | None:
     here = tm.EXITED_HERE.format(who=who, code=code, signal=signal, ref=ref(hit[0].line))
     rest = [e for e in exits if e.code != code]
     others = tm.EXITED_OTHERS.format(rows="; ".join(answer_launcher.row(e) for e in rest)) if rest else ""
-    lead = " ".join(x for x in (said, here, others) if x)
+    lead = " ".join(x for x in (said, here, others, _versus(m.text, code)) if x)
     return reply("explain", lead, [e.line for e in hit])
+
+
+def _versus(text: str, code: int) -> str:
+    """The asked code read against another the ask names ("is -11 like -9?"): what each signal says."""
+    means = tm.SIGNAL_MEANS.get(-code)
+    other = next((int(n) for n in _NEG_CODE.findall(text) if int(n) != code), None)
+    if means is None or other is None or (other_means := tm.SIGNAL_MEANS.get(-other)) is None:
+        return ""
+    return tm.EXIT_VERSUS.format(other=other, other_means=other_means, code=code, means=means)
 
 
 #: the answers that retell who failed first, when and with what: the meaning's "Here:" already did

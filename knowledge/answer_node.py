@@ -41,7 +41,10 @@ def same_slot(c: Ctx, m: Match) -> str:
         (x.rank for x in c.view.ranks.values() if x.node == node and x.gpu and ev.pci in x.gpu), None
     )
     who = owner if owner is not None else "?"
-    return tf.PCI_OTHER_NODE.format(xid_node=node, pci=ev.pci, xid_rank=who, node=r.node)
+    said = tf.PCI_OTHER_NODE.format(xid_node=node, pci=ev.pci, xid_rank=who, node=r.node)
+    if r.node is not None and not any(x in c.d.nodes.get(r.node, []) for x in xids):
+        said += " " + tv.PCI_NO_XID_THERE.format(node=r.node)  # "is rank 1's GPU bad too?": not that one
+    return said
 
 
 _RMA = re.compile(r"\b(?:rma|replace|replacement|swap|return)\b", re.IGNORECASE)
@@ -65,7 +68,8 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
         code = c.d.verify
         if _DRAIN.search(m.text) and "drain" in c.d.fix_snippet:  # "exact cmds to drain it": the fitted ones
             step, code = f"{step} {tj.DRAIN_CMD}".strip(), f"{c.d.verify}\n{c.d.fix_snippet}".strip()
-        lead = " ".join(x for x in (base.lead, collateral, step) if x)
+        slot = same_slot(c, m)  # "rank 1 at 3b:00 on gpu-01 too: bad card?": another node's, no Xid there
+        lead = " ".join(x for x in (slot, base.lead, collateral, step) if x)
         return reply("hardware", lead, base.lines, action=base.action, code=code)
     note = answer_code.desync_note(c)
     ini = c.view.initiating

@@ -93,4 +93,83 @@ def never_again(c: Ctx, m: Match) -> Reply | None:
     return reply("port", lead, [line])
 
 
-__all__ = ["HOLDER_Q", "holder", "never_again", "proposed"]
+#: a port put as the one that was taken ("so 29500 was taken?", "the default port was busy")
+_TAKEN = re.compile(r"\b(?:taken|busy|in use|occupied|clash\w*|collid\w*|collision|conflict\w*|bound)\b")
+
+
+def wrong_port(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
+    """ "We're on the default 29500, so 29500 was taken?": not that one, when the error names another
+    port; the port the line names, and the line."""
+    bound = _bind_line(c)
+    if bound is None or not _TAKEN.search(text) or _PROPOSED_ASK.search(text):
+        return "", []
+    line, used = bound
+    said = [p for p in _SAID_PORT.findall(text) if p != used and int(p) >= 1024]
+    if not said or used in text:
+        return "", []
+    return tv.PORT_PREMISE.format(said=said[0], used=used, ref=ref(line)), [line]
+
+
+#: a port the reader means to use next, not one it takes to have clashed ("next time 29500, fine?")
+_PROPOSED_ASK = re.compile(r"\bnext time\b|\bif i (?:use|set|pass|write)\b|\bswitch (?:to|it)\b")
+
+
+#: "which IPs / ports show up in the errors", "anything talking to an outside address?": every pair
+ADDRESSES_Q = re.compile(
+    r"\b(?:ips|ip ?/ ?ports?|ips ?/ ?ports?|ip addresses|addresses|ports|hosts? ?/ ?ports?)\b"
+    r"|\b(?:external|outside|non-?loopback|public|foreign) (?:address|ip|host)"
+    r"|\banything (?:non-?loopback|external)\b"
+)
+#: `[127.0.0.1]:41668`, `10.0.0.5:29500`, `gpu-01:29500`, `localhost:29500`; never a clock or `UID:1000`
+_ADDRESS = re.compile(
+    r"(?<![\w.:-])\[?(localhost|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[a-z][\w-]*[0-9][\w.-]*)\]?"
+    r":([0-9]{4,5})\b(?![0-9:-]|\.[0-9])",
+    re.IGNORECASE,
+)
+_LOOPBACK = re.compile(r"^(?:localhost|127\.\d+\.\d+\.\d+)$", re.IGNORECASE)
+
+
+def _pairs(c: Ctx) -> list[tuple[str, str, EvidenceLine, int | None]]:
+    """Each host:port a failing line names, once, with the line and the rank that wrote it."""
+    seen: set[str] = set()
+    out: list[tuple[str, str, EvidenceLine, int | None]] = []
+    ranked = [(r.first_line, r.rank) for r in sorted(c.view.ranks.values(), key=lambda r: r.rank)]
+    lines = [*ranked, *((ln, None) for ln in c.view.evidence)]
+    for ln, rank in lines:
+        if ln is None:
+            continue
+        for found in _ADDRESS.finditer(ln.text):
+            pair = f"{found.group(1)}:{found.group(2)}"
+            if pair not in seen:
+                seen.add(pair)
+                out.append((found.group(1), found.group(2), ln, rank))
+    return out
+
+
+def addresses(c: Ctx, m: Match) -> Reply | None:
+    """ "Which IPs / ports are in the errors, anything external?": each host:port a failing rank's line
+    names (its rank and line), then whether any is off this machine; a port clash has its own answers."""
+    if not ADDRESSES_Q.search(m.text) or _bind_line(c) is not None:
+        return None
+    pairs = _pairs(c)
+    if not pairs:
+        if not c.view.nodes:
+            return None
+        nodes = ", ".join(c.view.nodes)
+        return reply("port", tv.PORT_NO_ADDRESS.format(nodes=nodes), c.view.key_line())
+    listed = "; ".join(
+        f"{host}:{port} ({f'rank {rank}, ' if rank is not None else ''}{ref(ln)})"
+        for host, port, ln, rank in pairs
+    )
+    outside = sorted({host for host, _, _, _ in pairs if not _LOOPBACK.match(host)})
+    backend = "gloo" if any("gloo" in ln.text for _, _, ln, _ in pairs) else "the collective backend"
+    tail = (
+        tv.PORT_EXTERNAL.format(hosts=", ".join(outside))
+        if outside
+        else tv.PORT_LOOPBACK.format(backend=backend)
+    )
+    shown = list({ref(ln): ln for _, _, ln, _ in pairs}.values())[:3]
+    return reply("port", f"{tv.PORT_ADDRESSES.format(listed=listed)} {tail}", shown)
+
+
+__all__ = ["ADDRESSES_Q", "HOLDER_Q", "addresses", "holder", "never_again", "proposed", "wrong_port"]

@@ -193,7 +193,44 @@ def with_rerun(c: Ctx, m: Match, base: Reply) -> Reply:
     return reply("restart", f"{base.lead} {said}", lines, bullets=base.bullets, action=action, code=base.code)
 
 
+#: "what else do i set before resubmitting?", "anything else to add for the next run?"
+ELSE_Q = re.compile(
+    r"\b(?:what|anything) (?:else|more)\b[^?]{0,40}?"
+    r"\b(?:set|add|enable|export|turn on|put|configure|switch on)\b"
+    r"|\b(?:besides|on top of|along with|apart from)\b[^?]{0,40}?\bwhat (?:else|more)?\b"
+)
+_NEXT_RUN = re.compile(
+    r"\bre-?(?:submit|run|launch|queue|start)\w*|\bnext (?:run|time|attempt|try)\b|\bbefore (?:i|we)\b"
+)
+#: the knob or tool a debug step names ("PYTHONFAULTHANDLER=1", "ulimit -c", "py-spy")
+_KNOB = re.compile(r"\b[A-Z][A-Z0-9_]{3,}\b|py-spy|\bulimit\b|\bgdb\b|set_detect_anomaly|\bsbatch\b")
+
+
+def what_else(c: Ctx, m: Match) -> Reply | None:
+    """ "Adding PYTHONFAULTHANDLER=1; what else do I set before resubmitting?": the job's debug steps
+    the reader has not named (the category's first, then the general ones), and what fixes it when
+    the logs show the cause. Why: the restart verdict repeated the step the reader already had."""
+    ini = c.view.initiating
+    if ini is None or not ELSE_Q.search(m.text) or not _NEXT_RUN.search(m.text):
+        return None
+    said = m.text.lower()
+    steps = list(c.debug.get(c.view.category) or []) + list(c.debug.get("default") or [])
+    named = [s for s in steps if any(k.lower() in said for k in _KNOB.findall(s) if k.lower() != "sbatch")]
+    rest = [s.rstrip(".") for s in steps if s not in named][:3]
+    if not rest:
+        return None
+    what = t.category_words(c.view.category)
+    lead = tv.RERUN_ELSE.format(rank=ini.rank, what=what, steps="; ".join(rest))
+    if named:
+        keep = ", ".join(f"`{k}`" for k in dict.fromkeys(s.split(":")[0].strip() for s in named))
+        lead = tv.RERUN_ELSE_NAMED.format(named=keep) + lead
+    if not capture_steps(c) and (step := change_step(c)):
+        lead += tv.RERUN_ELSE_CHANGE.format(step=step)
+    return reply("restart", lead, c.view.key_line())
+
+
 __all__ = [
+    "ELSE_Q",
     "LEFTOVER_Q",
     "before_rerun",
     "capture_steps",
@@ -202,5 +239,6 @@ __all__ = [
     "lost_any",
     "nothing_left",
     "resume_premise",
+    "what_else",
     "with_rerun",
 ]

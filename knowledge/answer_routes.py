@@ -11,8 +11,10 @@ from collections.abc import Callable
 
 from knowledge import (
     answer_advice,
+    answer_advice_value,
     answer_backend,
     answer_checks,
+    answer_ckpt_move,
     answer_code,
     answer_code_cause,
     answer_code_raised,
@@ -58,6 +60,7 @@ from knowledge import (
     answer_untimed,
     answer_waitout,
     answer_whatif,
+    answer_world,
     answer_xid_facts,
 )
 from knowledge.answer_types import Ctx, Reply, reply
@@ -168,9 +171,11 @@ def _crashed_library(c: Ctx, m: Match) -> Reply | None:
 #: asks that carry their own answer, tried in this order before any intent (True: the fix is added)
 FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_norank.no_such_rank, False),  # "did rank 5 enter SeqNum 5?" on a 4-rank job: no rank 5
+    (answer_world.world, False),  # "world_size=4 here, world 8 there: which is it?": the ranks shown
     (answer_device.device, False),  # "which host/gpu was rank 0 on?": its node and device, by line
     (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"
     (answer_code_raised.raised, False),  # "which path raised, static or c10d? file:line, exception class"
+    (answer_code_raised.own_raise, False),  # "did pytorch crash?": no, the script's own guard raised it
     (
         answer_waitout.waited_out,
         False,
@@ -208,8 +213,12 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_pace.pace, False),  # "was step 2000 slower?": the step lines' times
     (_crashed_library, False),  # "do we know which library crashed": a native frame, or how to get one
     (answer_fixfit.overflow_check, False),  # "is it fp16 overflow?": any loss-scaling line, and the failure
+    (answer_advice_value.value, False),  # "what lr / clip value should i put in?": logged or not
     (answer_fixfit.advice_fit, False),  # "the diagnosis says X: does that fit this run?": held to its facts
     (answer_rerun.leftover, False),  # "anything left to kill before i relaunch?": no worker ever started
+    (answer_rerun.what_else, False),  # "adding X; what else do i set before resubmitting?": the rest
+    (answer_ckpt_move.move, False),  # "ckpt_dir is on /tmp, should i move it?": the file, and yes or no
+    (answer_port.addresses, False),  # "which IPs / ports are in the errors, anything external?"
     (answer_port.holder, False),  # "how do i find what's sitting on it?" after a port clash
     (answer_port.never_again, False),  # "what goes on the torchrun line so it never collides again?"
     (answer_lost.lost, False),  # "how much do we lose": the last step reached against the last save

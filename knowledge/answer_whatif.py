@@ -40,10 +40,12 @@ ASKS_IF = re.compile(
     # "so im halving the batch size, fine?": a change already planned, put for approval
     r"|\b(?:i'?m|im|we'?re|i'?ll|ill|we'?ll|gonna|going to|planning to)\b.{0,60}"
     r"\b(?:fine|ok|okay|good|enough|sorted|sound\w*|work|right)\W*$"
+    # "so i need to shrink the batch?", "should we give it more RAM?": a change put as the fix
+    r"|\b(?:i|we) (?:just )?(?:need|have|got|ought) to\b|\bshould (?:i|we)\b"
 )
 BATCH_Q = re.compile(
     r"\b(?:smaller|lower\w*|reduc\w*|less|halv\w*|cut\w*|shrink\w*|decreas\w*|shorter)\b.{0,20}"
-    r"\b(?:batch\w*|micro[- ]?batch\w*|seq\w*|context)\b|\b(?:gradient|activation) checkpointing\b"
+    r"\b(?:\w*batch\w*|micro[- ]?batch\w*|seq\w*|context)\b|\b(?:gradient|activation) checkpointing\b"
 )
 RAM_Q = re.compile(
     r"\b(?:more|bigger|extra|2x|double\w*|larger|additional)\b.{0,15}(?:\bram\b|--mem\b)"
@@ -54,6 +56,9 @@ RAM_Q = re.compile(
 TIMEOUT_Q = re.compile(
     r"\b(?:rais\w*|bump\w*|increas\w*|doubl\w*|longer|higher|extend\w*|lift\w*)\b.{0,25}\btime ?outs?\b"
     r"|\btime ?outs?\b.{0,15}\b(?:higher|longer|raised|bumped|increased|doubled)\b"
+    # "timeout is 10s. if i set 30min does this pass?": a longer value put for the same timeout
+    r"|\btime ?outs?\b.{0,80}\b(?:set|make|use|give|try|put)\b (?:it )?(?:to )?"
+    r"\d+ ?(?:min\w*|h|hrs?|hours?)\b"
 )
 AGAIN_Q = re.compile(
     r"\b(?:re-?queue\w*|re-?submit\w*|re-?launch\w*|re-?run\w*|restart\w*|retry\w*|submit\w*)\b.{0,60}"

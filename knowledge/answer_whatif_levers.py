@@ -76,9 +76,20 @@ def levers(text: str) -> list[Callable[[Ctx, Match], Reply | None]]:
             (PRECISION_Q, precision),
             (SCALE_Q, scale),
         )
-        if (hit := pattern.search(text)) is not None
+        if (hit := next((h for h in pattern.finditer(text) if not _in_place(text, h)), None)) is not None
     ]
     return [handler for _, handler in sorted(found, key=lambda x: x[0])]
+
+
+#: a lever the reader says is already in place ("we already use bf16", "dont tell me to switch to bf16",
+#: "bf16 and zero3 are already on"): a constraint stated, not a lever weighed
+_HAVE_BEFORE = re.compile(r"\balready\b|\bdo ?n[o']?t (?:tell|suggest|say)\b|\bnot (?:switch\w*|going) to\b")
+_HAVE_AFTER = re.compile(r"^\W*(?:(?:and|\+|&) [\w-]+ )?(?:is|are|was|were) (?:already|on|enabled)\b")
+
+
+def _in_place(text: str, hit: re.Match[str]) -> bool:
+    before = text[max(0, hit.start() - 40) : hit.start()]
+    return bool(_HAVE_BEFORE.search(before) or _HAVE_AFTER.search(text[hit.end() : hit.end() + 40]))
 
 
 def _not_this(c: Ctx, lever_words: str) -> Reply:

@@ -32,6 +32,7 @@ from knowledge import (
     answer_doubt_owner,
     answer_doubt_quote,
     answer_doubt_said,
+    answer_figures,
     answer_fixfit,
     answer_lines,
     answer_lost,
@@ -42,8 +43,10 @@ from knowledge import (
     answer_port,
     answer_premise,
     answer_quote,
+    answer_rerun,
     answer_status,
     answer_time_limit,
+    answer_wallclock,
 )
 from knowledge import answer_routes as routes
 from knowledge.answer_types import Ctx, Reply, reply
@@ -96,7 +99,7 @@ class Answerer:
         """The message's answer; a message that doubts the logs print a message it names ("does anything
         actually say No space left on device?") is told first whether a kept line says it, and what
         the failing rank printed instead: the rest of the message may not repeat the doubt's words."""
-        got = self._answer(question)
+        got = answer_wallclock.with_run(self.ctx, self.matcher.text(question), self._answer(question))
         said, shown = answer_doubt_said.named(self.ctx, self.matcher.text(question))
         if not said or said.lower() in answer_asks.said(got):
             return got
@@ -113,6 +116,8 @@ class Answerer:
             return placed  # a pasted line "cause or symptom?": which rank printed it, its part in the failure
         if (update := self._status(text)) is not None:
             return update  # "status update: ranks, step, owner": each part in this job's numbers
+        if (more := self._what_else(text)) is not None:
+            return more  # "adding X. what else do i set before resubmitting?": what X leaves out
         parts = [p for p in asks(text) if not bare(p) or self._strong(p)][:MAX_ASKS]
         if len(parts) < 2:
             return self.asked(question)
@@ -175,6 +180,18 @@ class Answerer:
                 got = answer_asks.add(got, part, self.asked(part))
         return got
 
+    def _what_else(self, text: str) -> Reply | None:
+        """ "Adding X to the env. What else do I set before resubmitting?": the setup steps, told from the
+        whole message (the step it names is context no ask keeps); its other asks answered after."""
+        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        got = answer_rerun.what_else(self.ctx, self.matcher.match(text, nodes))
+        if got is None:
+            return None
+        for part in asks(text)[:MAX_ASKS]:
+            if not answer_rerun.ELSE_Q.search(part):
+                got = answer_asks.add(got, part, self.asked(part))
+        return got
+
     def _strong(self, part: str) -> bool:
         """A bare ask ("victims?", "timeout value") counts only when a cue of some intent names it;
         "the gpu is fine no?" or "file" alone matches no cue: it is context, and the message answers."""
@@ -191,6 +208,7 @@ class Answerer:
         if (spent := answer_cost.cost(self.ctx, text)) and "gpu-hours" not in answer_asks.said(got):
             got = answer_cost.with_cost(got, spent)  # "how many GPU-hours did they burn waiting?"
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        got = answer_figures.added(self.ctx, self.matcher.match(text, nodes), got)  # run length, numel, loss
         kept = (
             answer_lost.saved_fact(self.ctx, self.matcher.match(text, nodes))
             if got.intent == "restart"
@@ -203,6 +221,9 @@ class Answerer:
         if (port := answer_port.proposed(self.ctx, self.matcher.match(text, nodes))) is not None:
             lone = got.intent in ("help", "explain")  # "next time --master_port 29500, fine?": that first
             got = _first(got, port.lead, port.lines) if lone else answer_asks.with_lead(got, port.lead, [])
+        said, shown = answer_port.wrong_port(self.ctx, text)
+        if said and said.lower() not in answer_asks.said(got):
+            got = _first(got, said, shown)  # "so the default 29500 was taken?": the port the error names
         guessing = self.matcher.match(text, nodes).intent == "alternatives" and answer_checks.guessed(text)
         if got.intent == "others" and guessing:  # "0,1,3 have nccl timeouts.. so network?": that first
             checked = answer_checks.guess(self.ctx, self.matcher.match(text, nodes))

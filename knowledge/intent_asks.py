@@ -15,7 +15,10 @@ import re
 #: `, and why`, `and which` ... (one group: the separator is kept, it says whether the part was asked);
 #: "deepspeed + torch versions" is one ask, a `+` inside a list of names
 _ASK_SPLIT = re.compile(
-    r"(\?+\s+|(?<=[a-z0-9)\]`\x27\"])\.\s+(?=[a-z`\x27\"])|\.{2,}\s*|…\s*"
+    # an ellipsis with a space before it elides a quoted line ("from the saving checkpoint to ... line
+    # until"): it splits only before a new ask
+    r"(\?+\s+|(?<=[a-z0-9)\]`\x27\"])\.\s+(?=[a-z`\x27\"])|(?<![\s.])(?:\.{2,}|…)\s*"
+    r"|\s(?:\.{2,}|…)\s*(?=(?:why|what|which|how|where|when|who|is|was|did|does|do|can|and|so|but)\b|$)"
     r"|\s+\+\s+(?![\w.-]+ versions?\b)|\s+[—–]+\s+"
     r"|\s+-{1,2}\s+(?=[a-z])|\s+y ?/ ?n\b\W*|\s*[,;]?\s+but\s+"
     r"|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"

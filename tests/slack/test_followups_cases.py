@@ -38,6 +38,8 @@ from tests.slack.test_followups_round16a import CASES as ROUND16A
 from tests.slack.test_followups_round16b import CASES as ROUND16B
 from tests.slack.test_followups_round17a import CASES as ROUND17A
 from tests.slack.test_followups_round17b import CASES as ROUND17B
+from tests.slack.test_followups_round18a import CASES as ROUND18A
+from tests.slack.test_followups_round18b import CASES as ROUND18B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -67,6 +69,8 @@ FACTS = (
     + ROUND16B
     + ROUND17A
     + ROUND17B
+    + ROUND18A
+    + ROUND18B
     + LEVERS
 )
 

@@ -254,7 +254,7 @@ LAST_STEP = "Rank {rank}'s last logged step was {step}{total}."
 WENT_QUIET = "Rank {rank}'s last line was at {at} UTC ({ref}: `{text}`); after that it wrote nothing."
 VERSION_SEEN = "{what} {version}{where} ({ref})."
 VERSION_DUMPS = "NCCL {version} (the Flight Recorder dumps' `comm_lib_version`)."
-VERSION_MISSING = "No {what} version is in the lines Denpex read."
+VERSION_MISSING = "No {what} version is in the lines Denpex read: it is not printed in this job's logs."
 MEMORY_BY_RANK = (
     "From each rank's last progress line: rank {rank} at {value} {unit}, ranks {others} at {span} {unit} — "
     "it was using more all along, not only in the last step."

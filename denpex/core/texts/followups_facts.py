@@ -383,3 +383,23 @@ HOST_WHERE = (
     "kernel log is kept: `dmesg -T | grep -B60 'Killed process'`; per job, `sacct -j <jobid> -o "
     "JobID,MaxRSS,MaxRSSTask`."
 )
+
+# the run's whole length (first to last log line) and its size, asked beside another fact
+RUN_LENGTH = "The whole run took {span} of wall clock{size}, from {start} to {end} (first to last log line)."
+RUN_SIZE = " on {n} ranks (world size {n})"
+RUN_UNTIMED = "The run's length is not in the logs: no kept line carries a time."
+
+# the stuck collective's tensor size, from the watchdog's own line
+TENSOR_SIZE = (
+    "The stuck {op} (SeqNum {seq}) was on a tensor of {n} elements (NumelIn={raw}{out}; {sizes}: the "
+    "line gives elements, not the dtype) ({ref})."
+)
+TENSOR_OUT = ", NumelOut={n}"
+TENSOR_UNLOGGED = "No kept line prints the collective's tensor size (no watchdog `NumelIn=` line)."
+
+# asked whether the loss climbed before a NaN: the logged values' answer, first
+LOSS_NO_CLIMB = (
+    "No, not gradual: the logged loss did not climb before the failure ({first} at step {first_step}, "
+    "{last} at step {last_step}), so the NaN came suddenly, without warning in the logged values."
+)
+LOSS_CLIMBED = "Yes, it climbed: from {first} at step {first_step} to {last} at step {last_step}."

@@ -69,3 +69,17 @@ DUMP_FILE = (
 )
 DUMP_WHOSE = "rank {rank}'s"
 DUMP_WHOSE_UNKNOWN = "one rank's"
+
+#: an exit code read against another one the ask names ("is -11 like -9?"): what each signal says
+EXIT_VERSUS = "Not the same as {other}: {other} {other_means}; {code} {means}."
+#: what each signal that ends a worker says about who ended it
+SIGNAL_MEANS = {
+    6: "is SIGABRT, the process aborted itself (a failed check or abort() in native code)",
+    7: "is SIGBUS, a bad memory access in native code (often /dev/shm or a mapped file)",
+    9: "is SIGKILL, sent from outside and not catchable (the kernel's OOM killer, a scheduler or `kill -9`)",
+    11: (
+        "is SIGSEGV, the process's own native crash (a bad pointer in C/C++/CUDA code), not a kill "
+        "from outside"
+    ),
+    15: "is SIGTERM, a request to stop sent from outside (torchrun after another worker failed, or Slurm)",
+}

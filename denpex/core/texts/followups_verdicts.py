@@ -99,6 +99,22 @@ PORT_NEVER_AGAIN = (
     "--rdzv-endpoint=localhost:0 --nnodes=1`); across nodes, give each job its own port "
     "(`--master_port=$((20000 + SLURM_JOB_ID % 20000))`), never a fixed one."
 )
+#: the host:port pairs the failure lines name, and whether any is off this machine
+PORT_ADDRESSES = "The addresses in this job's error lines: {listed}."
+PORT_LOOPBACK = (
+    "All of them are loopback (127.0.0.1 / localhost: this same machine), so nothing external: they are "
+    "the ranks' own connections to each other on the node ({backend}), and each port is the peer "
+    "rank's end of that connection."
+)
+PORT_EXTERNAL = (
+    "Not loopback: {hosts}; those are the job's own hosts (its nodes or its rendezvous master), so "
+    "check they are yours, not an outside address."
+)
+PORT_NO_ADDRESS = (
+    "No host:port pair is in this job's error lines; the hosts its lines name are {nodes}, the job's "
+    "own nodes: nothing points at an outside address."
+)
+PORT_PREMISE = "Not {said}: the port this job found already taken is {used} ({ref})."
 PORT_NOT_SAID = "Right, not {said}: the port in the error is {used}."
 PORT_PROPOSED_SAME = (
     "No: port {port} is the one that was already taken here ({ref}); another process on {node} listened "
@@ -177,8 +193,9 @@ WAIT_ASYNC = (
 
 # a drain asked for a rank whose node no line names (knowledge.answer_node)
 NODE_UNNAMED = (
-    "The logs don't name rank {rank}'s node: none of its lines carries a hostname, so the scheduler's "
-    "record (`sacct -j <jobid> -o JobID,NodeList`, or the launcher's host list) is where to read it. "
+    "The logs don't name rank {rank}'s node: none of its lines carries a hostname (its node is not in the "
+    "log), so the scheduler's record (`sacct -j <jobid> -o JobID,NodeList`, or the launcher's host "
+    "list) is where to read it. "
 )
 
 # the node's RAM or a cgroup (--mem) limit (knowledge.answer_memlimit)
@@ -199,4 +216,52 @@ LIMIT_SCHED_NONE = "No sacct or MaxRSS line is in the logs either: run the sacct
 # a stall's length claimed against the lines' own times (knowledge.answer_premise)
 PREMISE_SPAN_NO = (
     "No, not {claim}: the last step line is at {start} UTC and the job's last line at {end} UTC, {gap} later."
+)
+
+#: an Xid the reader was told of, on a job whose evidence holds none
+XID_CLAIMED = (
+    "No Xid: no GPU fault (Xid) is in this job's evidence, on any rank or node; rank {rank} started it, "
+    "with {what} ({ref})."
+)
+
+#: "adding X; what else do I set before resubmitting?": the setup steps the reader has not named
+RERUN_ELSE = "For rank {rank}'s next failure ({what}), also set: {steps}."
+RERUN_ELSE_NAMED = "Keep {named}. "
+RERUN_ELSE_CHANGE = " Setting these only records the next failure; what fixes this one: {step}"
+
+#: the same bus id on a node whose kernel log holds no Xid (knowledge.answer_node.same_slot)
+PCI_NO_XID_THERE = (
+    "No Xid on {node}: none of the kernel-log lines kept for {node} names one; it is a different node's card."
+)
+
+#: "did pytorch crash?" when the error is the user's own check (knowledge.answer_code_raised.own_raise)
+OWN_RAISE = (
+    "No, {lib} did not crash: your own training code raised it, on purpose. Rank {rank}'s script has a "
+    "guard at `{file}` line {line}, in `{func}`: `{code}`; it raised `{exc}` ({message}) and stopped the run."
+)
+
+#: two world sizes put against each other (knowledge.answer_world)
+WORLD_IS = "{n} ranks: this job's logs show ranks {ranks} on {nodes} ({how})."
+WORLD_HOW_LINE = "{ref} prints it: `{text}`"
+WORLD_HOW_RANKS = "one log per rank; no kept line prints a world size"
+WORLD_AGREES = "`world_size={n}` agrees with that."
+WORLD_OTHER = (
+    "{m} ranks is not what these logs show: no kept line of this job says {m}, so a line saying {m} comes "
+    "from another run, or counts something else (another process group, the GPUs on the nodes); check "
+    "which log it is in."
+)
+WORLD_READ = "The read stands on these {n} ranks' own lines: rank {rank} started it, with {what}."
+
+#: "ckpt_dir is on /tmp, should I move it?" (knowledge.answer_ckpt_move)
+CKPT_WRITING = "The save it failed in was writing `{file}` ({ref}), in `{folder}`{tmp}."
+CKPT_ON_TMP = ", which is on /tmp"
+CKPT_MOVE_DISK = (
+    "Yes, move it: that save failed with {what} ({eref}), so the filesystem under `{folder}` ran out of room "
+    "or failed mid-write. Point the checkpoint dir at a volume with room for several full checkpoints "
+    "(shared or scratch storage; /tmp is often small, node-local and cleaned), and check it first with "
+    "`df -h <new dir>` on the node."
+)
+CKPT_MOVE_OTHER = (
+    "Moving it would not change this failure: the save failed with {what} ({eref}), not a disk error, "
+    "so where the file goes is not what broke."
 )

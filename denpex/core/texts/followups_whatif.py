@@ -235,3 +235,21 @@ DEBUG_STEPS: dict[str, str] = {
     ),
 }
 DEBUG_THE_FIX = "The fix for this job: {fix}."
+
+#: a value to set asked for a setting the logs print or do not ("what lr / clip value should I put in?")
+VALUE_LOGGED = "{name}: the logs print {value} ({ref})"
+VALUE_NOT_LOGGED = "{names}: not logged: no line of this job prints {pronoun}"
+VALUE_LEAD = (
+    "{said}, so no number from this run says what to set. "
+    "Starting points, not this run's figures: {hints}; then rerun from the last good checkpoint and "
+    "watch the loss and grad norm."
+)
+VALUE_HINTS = {
+    "learning rate": "a lower learning rate than you ran with (halve it) or a longer warm-up",
+    "gradient clipping": (
+        "clip gradients at 1.0 (HF `--max_grad_norm 1.0`, DeepSpeed `gradient_clipping: 1.0`, "
+        "`torch.nn.utils.clip_grad_norm_(params, 1.0)`)"
+    ),
+    "warm-up": "a warm-up of a few hundred to a few thousand steps (`warmup_steps`)",
+}
+VALUE_GRAD_NORM = "The logged `grad_norm` ({value}, {ref}) is the measured gradient norm, not a clip setting."

@@ -76,7 +76,7 @@ def evidence(job: Job, v: Verdict, red: Redactor) -> list[EvidenceLine]:
 
 def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
     """Every other rank that logged a signal, grouped by the category of its first signal."""
-    groups: dict[tuple[str, str], tuple[list[int], float | None, str | None]] = {}
+    groups: dict[tuple[str, str], tuple[list[int], float | None, str | None, bool]] = {}
     for key, sigs in job.by_actor().items():
         if key[0] != "rank" or key == v.actor or int(key[1]) == v.rank:
             continue  # the initiating rank is never its own collateral, whatever source named it
@@ -89,15 +89,16 @@ def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
             why = wording.waited_on(v.rank)
         scored = score_entries(sigs, job)
         category = scored[0].entry.category if scored else first.entry.category
-        ranks, t, iso = groups.get((category, why), ([], None, None))
+        ranks, t, iso, borrowed = groups.get((category, why), ([], None, None, False))
         ranks.append(int(key[1]))
         ft = first.abs_time()
         if ft is not None and (t is None or ft < t):
             t, iso = ft, first.stamp.iso() if first.stamp else None
-        groups[(category, why)] = (ranks, t, iso)
+            borrowed = first.stamp is not None and first.stamp.borrowed
+        groups[(category, why)] = (ranks, t, iso, borrowed)
     out = [
-        CollateralGroup(ranks=sorted(r), category=cat, first_time=iso, why=why)
-        for (cat, why), (r, _, iso) in groups.items()
+        CollateralGroup(ranks=sorted(r), category=cat, first_time=iso, first_time_borrowed=b, why=why)
+        for (cat, why), (r, _, iso, b) in groups.items()
     ]
     out.sort(key=lambda g: (g.ranks[0], g.category))
     return out

@@ -260,7 +260,7 @@ class BlockKitRenderer:
         rows = []
         for group in d.collateral[:groups]:
             why = f" — {escape(group.why)}" if group.why else ""
-            later = _later(d.initiating.time, group.first_time)
+            later = "" if group.first_time_borrowed else _later(d.initiating.time, group.first_time)
             rows.append(f"• ranks {rank_ranges(group.ranks)}: {escape(group.category)}{later}{why}")
         if groups is not None and len(d.collateral) > groups:
             rows.append(texts.more_in_details(len(d.collateral) - groups))

@@ -228,7 +228,12 @@ def render(diag) -> None:
         for col in ("ranks", "category", "first", "why"):
             table.add_column(col)
         for g in diag.collateral:
-            table.add_row(ranges(g.ranks), g.category, g.first_time or "-", escape(g.why))
+            table.add_row(
+                ranges(g.ranks),
+                g.category,
+                texts.group_time(g.first_time, g.first_time_borrowed),
+                escape(g.why),
+            )
         out.print()
         out.print(table)
     if diag.missing_evidence:

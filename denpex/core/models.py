@@ -159,6 +159,9 @@ class CollateralGroup(BaseModel):
     ranks: list[int]
     category: str
     first_time: str | None = None
+    #: `first_time` is an earlier line's (the group's first failure line has no time of its own): the
+    #: ranks failed at or after it, so it never orders them before the initiating rank
+    first_time_borrowed: bool = False
     why: str
 
 

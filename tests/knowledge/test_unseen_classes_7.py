@@ -248,3 +248,21 @@ def test_the_launchers_teardown_lines_before_its_summary_are_kept(diagnose_dir: 
     kept = [ln.text for tail in d.tails for ln in tail.lines]
     assert any("closing signal SIGTERM" in t for t in kept)
     assert any("ChildFailedError" in t for t in kept)
+
+
+def test_a_collateral_groups_borrowed_time_is_marked(diagnose_dir: Run) -> None:
+    """Ranks 0 and 2 of the real NaN job fail on lines without a time of their own: the group's time is
+    an earlier line's, so it is marked (the table shows `≥`) and never reads as before rank 1's."""
+    logs = Path(__file__).parents[1] / "realjobs" / "fixtures" / "nan_loss" / "logs"
+    d = diagnose_dir(logs)
+    assert d.initiating.rank == 1
+    group = next(g for g in d.collateral if 0 in g.ranks)
+    assert group.first_time_borrowed
+
+
+def test_the_cli_table_marks_a_borrowed_group_time() -> None:
+    from denpex.core.texts.cli import group_time
+
+    assert group_time("2026-12-01T21:36:34.102Z", True) == "≥ 2026-12-01T21:36:34.102Z"
+    assert group_time("2026-12-01T21:36:34.102Z", False) == "2026-12-01T21:36:34.102Z"
+    assert group_time(None, False) == "-"

@@ -62,3 +62,10 @@ def confidence_line(category: str, confidence: float) -> str:
 
 def stats_line(files: int, ranks: int, nbytes: int, seconds: float) -> str:
     return f"{files} files, {ranks} ranks, {nbytes / 1e6:.1f} MB scanned in {seconds:.2f} s"
+
+
+def group_time(time: str | None, borrowed: bool) -> str:
+    """A collateral group's first time in the table: `≥ <time>` when it is an earlier line's."""
+    if not time:
+        return "-"
+    return f"≥ {time}" if borrowed else time

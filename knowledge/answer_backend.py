@@ -14,7 +14,7 @@ import re
 from denpex.core.texts import followups_triage as tt
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
-from knowledge import answer_checks, answer_code, answer_stack
+from knowledge import answer_checks, answer_code, answer_job, answer_stack
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match
 
@@ -39,8 +39,25 @@ _INSTEAD = re.compile(
 )
 
 
+#: the GPU side named ("is GPU/NCCL involved at all", "cuda related?")
+_GPU_SIDE = re.compile(r"\b(?:gpus?|cuda|nccl\w*|drivers?|nvidia)\b")
+
+
+def nothing_ran(c: Ctx, m: Match) -> Reply | None:
+    """ "Is GPU/NCCL involved at all?" for a job whose launcher failed before any worker started: no,
+    nothing of the job ran on a GPU; what failed is the launcher's own step, on its line."""
+    if not _GPU_SIDE.search(m.text) or not _APPLIES.search(m.text) or not answer_job.no_worker_started(c):
+        return None
+    key = c.view.key_line()
+    what = t.category_words(c.view.category)
+    lead = tv.NO_GPU_PART.format(what=what, ref=ref(key[0]) if key else "its log")
+    return reply("backend", lead, key)
+
+
 def nccl_applies(c: Ctx, m: Match) -> Reply | None:
     """ "Is this NCCL at all? what would you call it?" on a gloo job: no, then what the failure is."""
+    if (none := nothing_ran(c, m)) is not None:
+        return none
     if not _NCCL.search(m.text) or not _APPLIES.search(m.text):
         return None
     found = answer_checks.backend_of(c)
@@ -62,4 +79,4 @@ def nccl_applies(c: Ctx, m: Match) -> Reply | None:
     return reply("backend", lead, [line, *(x for x in c.view.key_line() if x != line)])
 
 
-__all__ = ["nccl_applies"]
+__all__ = ["nccl_applies", "nothing_ran"]

@@ -9,6 +9,7 @@ then the usual lines.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
@@ -16,7 +17,7 @@ from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
-from knowledge import answer_code, answer_job, answer_launcher, answer_silent
+from knowledge import answer_code, answer_evidence, answer_job, answer_launcher, answer_silent
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import watchdog
@@ -54,6 +55,8 @@ _GUESSES: tuple[tuple[re.Pattern[str], str, frozenset[str]], ...] = (
         frozenset({"scheduler_kill"}),
     ),
 )
+#: the ask a NaN loss's data guess gets the logged values for (the values and their trend, no reading)
+_LOSSES = "the last losses"
 #: a guess that is right whatever the verdict when a failure line says it (a worker killed by SIGSEGV)
 _SEEN = {"a segmentation fault": re.compile(r"Segmentation fault|SIGSEGV|signal 11\b", re.I)}
 #: categories whose collective errors are the failure itself, not the echo of another rank's
@@ -88,6 +91,10 @@ def guess(c: Ctx, m: Match) -> Reply | None:
     if theirs and c.view.category in categories:  # "ranks 1-3 also have disk problem?": no, rank 0 had
         lead = tf.GUESS_NOT_THEIRS.format(name=name, rank=ini.rank, what=what)
         return reply("alternatives", f"{lead} {theirs}", c.view.key_line())
+    if name == "the data pipeline" and c.view.category.startswith("nan"):  # "one bad batch?": maybe
+        read = answer_evidence.loss(c, replace(m, text=_LOSSES))
+        lead = f"{tv.NAN_DATA_MAYBE.format(rank=ini.rank)} {read.lead}"
+        return reply("alternatives", lead, read.lines, bullets=read.bullets)
     if c.view.category in categories or (seen is not None and any(seen.search(ln.text) for ln in shown)):
         return reply(
             "alternatives", tf.GUESS_YES.format(name=name, rank=ini.rank, what=what), c.view.key_line()
@@ -114,8 +121,19 @@ def _network_facts(c: Ctx, rank: int) -> str:
     if len(nodes) == 1 and None not in nodes and len(c.view.ranks) > 1:
         said.append(tv.NET_ONE_NODE.format(count=len(c.view.ranks), node=next(iter(nodes))))
     if waited := _timeout_was(c).strip():
-        said.append(tv.NET_WAITED.format(rank=rank, timeout=waited[:1].lower() + waited[1:]))
+        where = waited_in(c)
+        said.append(tv.NET_WAITED.format(rank=rank, where=where, timeout=waited[:1].lower() + waited[1:]))
     return " ".join(said)
+
+
+def waited_in(c: Ctx) -> str:
+    """ " in `all_reduce` (train.py line 144)": the one collective every collateral rank's traceback is
+    blocked in, where the user's code called it; "" when they differ or no traceback shows one."""
+    found = {answer_code.collective_of(c, r.rank) for r in c.view.with_role("collateral")}
+    if len(found) != 1 or (only := found.pop()) is None:
+        return ""
+    op, where = only
+    return f" in `{op}`" + (f" ({where})" if where else "")
 
 
 #: the user's own code offered as the other side of the guess ("network/hw thing or our code?")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_verdicts as tv
-from knowledge import answer_code, answer_mechanism
+from knowledge import answer_code, answer_mechanism, answer_rerun
 from knowledge.answer_types import Ctx, Reply, first_sentence, reply
 from knowledge.intents import Match
 
@@ -21,6 +21,8 @@ from knowledge.intents import Match
 WRONG = re.compile(
     r"\bwhat(?:s| is| was)? (?:wrong|broken|the (?:bug|problem|issue|mistake)) (?:in|with|on|at)\b"
     r"|\bwhats (?:wrong|broken|the (?:bug|problem|issue|mistake))\b"
+    # "whats the actual code bug", "what's the real bug here", "where's the bug"
+    r"|\b(?:what|where)(?:s|'s| is| was) the (?:actual |real |exact |underlying )?(?:code )?bug\b"
 )
 
 
@@ -41,7 +43,7 @@ def where_in_code(c: Ctx, m: Match) -> Reply | None:
 
 
 #: asks for a line of the user's code ("which line in our code", "where in train.py"), not a log line
-_CODE_ASKED = re.compile(r"\b(?:our|my|your|the) (?:code|script)\b|\bin (?:the )?code\b|\.py\b")
+_CODE_ASKED = re.compile(r"\b(?:our|my|your|the) (?:code|script)\b|\bin (?:the )?code\b|\.py\b|\bcode bug\b")
 
 
 def _from_others(c: Ctx, m: Match) -> Reply | None:
@@ -59,7 +61,10 @@ def _from_others(c: Ctx, m: Match) -> Reply | None:
     where, line = answer_mechanism.cause_sentence(c), answer_mechanism.cause_line(c)
     if not where or line is None:
         return None
-    return reply("code", tv.CODE_FROM_OTHERS.format(rank=r.rank, where=where), [line])
+    lead = tv.CODE_FROM_OTHERS.format(rank=r.rank, where=where)
+    if WRONG.search(m.text) and (step := answer_rerun.change_step(c)) and step not in lead:
+        lead = f"{lead} {tv.CODE_BUG_CHANGE.format(step=step)}"  # "what's the bug": what to change in it
+    return reply("code", lead, [line])
 
 
 def _cause(c: Ctx, said: str) -> str:

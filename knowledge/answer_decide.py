@@ -22,7 +22,7 @@ NODE_Q = re.compile(
     r"\b(?:bad|broken|faulty|dying|dead|flaky) (?:gpu|node|host|box|dimm|ram|mem(?:ory)?|card|hardware|hw)\b"
     r"|\b(?:is|was) (?:the |this |that |it )?(?:gpu|node|host|box|card)\b[^?.]{0,12}"
     r"\b(?:bad|broken|faulty|dying)\b"
-    r"|\bhw\b|\bhardware\b|\bdrain\w*\b"
+    r"|\bhw\b|\bhardware\b|(?<!down the )(?<!down a )\bdrain\w*\b"  # not "down the drain": wasted
 )
 #: asks whether to run it again as it is ("just restart it", "if i resubmit the same thing will it work")
 RERUN_Q = re.compile(

@@ -22,6 +22,7 @@ from knowledge import (
     answer_mechanism,
     answer_more,
     answer_rerun,
+    answer_xid_facts,
 )
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.evidence_numbers import xid as parse_xid
@@ -92,7 +93,7 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
 
 #: "do I drain it?", "take the node out?", "cordon it?"
 _DRAIN = re.compile(
-    r"\b(?:drain\w*|cordon\w*|take (?:it|the node|the box) out|pull (?:it|the node|the box))\b"
+    r"(?<!down the )\b(?:drain\w*|cordon\w*|take (?:it|the node|the box) out|pull (?:it|the node|the box))\b"
 )
 
 
@@ -140,4 +141,22 @@ def _xid_action(c: Ctx, m: Match) -> str:
     return tv.XID_ACTION.format(step=steps[0]) if steps else ""
 
 
-__all__ = ["hardware", "same_slot"]
+#: "how do we know it's rank 5's gpu?", "what ties it to rank 5", with the Xid named anywhere in the message
+_WHOSE_GPU = re.compile(
+    r"\bhow (?:do|did|can|would|are) (?:we|you|i|they) (?:know|tell|(?:be )?sure|(?:be )?certain)\b.{0,30}"
+    r"\b(?:rank \d+|its|it'?s|that|the same|this)\b.{0,20}\b(?:gpu|card|device)\b"
+    r"|\bwhat (?:ties|links|maps|connects) (?:it|the xid|that|this) to (?:rank \d+|a rank|that rank)\b"
+)
+
+
+def whose_gpu(c: Ctx, m: Match) -> Reply | None:
+    """ "Xid says pid=45121, no NCCL pid matches. So how do we know it's rank 5's GPU?": the tie of the
+    Xid to its rank (its bus id against the ranks' start-up lines), whatever words carry the Xid."""
+    if c.view.category != "gpu_hardware_xid" or "xid" not in m.text or not _WHOSE_GPU.search(m.text):
+        return None
+    ini = c.view.initiating
+    rank = ini.rank if ini is not None else m.rank
+    return answer_xid_facts.xid_facts(c, replace(m, text=f"how do we know the xid is rank {rank}'s gpu"))
+
+
+__all__ = ["hardware", "same_slot", "whose_gpu"]

@@ -32,6 +32,7 @@ from knowledge import (
     answer_rerun,
     answer_silent,
     answer_tellapart,
+    answer_time_limit,
     answer_where,
 )
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
@@ -327,6 +328,8 @@ def _restart_told(c: Ctx, m: Match) -> Reply | None:
 def _restart(c: Ctx, m: Match) -> Reply | None:
     base = answer_advice.restart(c, m)
     ini = c.view.initiating
+    if base is not None and ini is None:  # the scheduler's time limit: not with the same --time
+        return answer_time_limit.same_time(c, base)
     if base is not None and c.view.category == "gpu_hardware_xid" and ini is not None and ini.node:
         return replace(base, lead=f"{base.lead} {tf.XID_ELSEWHERE.format(node=ini.node)}")
     if base is not None and base.lead.startswith("Not as is") and (note := answer_code.desync_note(c)):

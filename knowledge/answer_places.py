@@ -22,7 +22,8 @@ from knowledge.jobfacts_answers import RankView
 #: asks for the place in the code ("where in train.py", "file:line", "what call were they in")
 ASKS_PLACE = re.compile(
     r"\bwhere in (?:the |my |our )?(?:code|script|[\w/.-]+\.py)\b"
-    r"|\bfile ?: ?line\b"
+    r"|\bfile ?: ?line\b|\bfile ?(?:\+|and|&|w/|with) ?line(?: ?(?:numbers?|nos?|#s?))?\b"
+    r"|\bcall ?sites?\b[^?]{0,30}?\bline ?(?:numbers?|nos?|#s?)\b"  # "both call sites w/ line numbers"
     r"|\bwhich line (?:of|in) (?:the |my |our )?(?:code|script|[\w/.-]+\.py)\b"
     r"|\bwhat (?:call|function|collective|op)s? (?:were|was|are|is) (?:they|ranks?|the others|r?\d)"
 )
@@ -31,6 +32,7 @@ ASKS_PLACE = re.compile(
 _OTHERS = re.compile(
     r"\b(?:the )?others?\b|\bthe rest\b|\b(?:each|every|all|both) (?:ranks?|workers|of them)\b|\bvs\.?\b"
     r"|\bwaiting\b|\bsitting\b|\bparked\b|\bstuck\b"
+    r"|\bcall ?sites\b|\bmismatch\w*\b"  # "both call sites", "the lines that show the mismatch"
 )
 
 #: a bare ask for the place ("file:line for the ticket", "and file:line?")

@@ -10,6 +10,7 @@ Both are answered from the line that names the taken port; a job without one get
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_verdicts as tv
@@ -46,6 +47,29 @@ def _bind_line(c: Ctx) -> tuple[EvidenceLine, str] | None:
 
 def _node(c: Ctx) -> str:
     return c.view.nodes[0] if len(c.view.nodes) == 1 else "that node"
+
+
+#: "how do i verify the port is free before relaunch", "check the port isn't in use", "is it free now?"
+FREE_Q = re.compile(
+    r"\b(?:verify|check|confirm|make sure|ensure|see|test|know)\w*\b[^?]{0,30}?\b(?:port|it)\b[^?]{0,12}?"
+    r"\b(?:is |'s )?(?:free|available|unused|open|clear|not (?:in use|taken|bound))\b"
+    r"|\bis (?:the |that |this )?(?:port|it) (?:free|available|clear|still (?:taken|in use|busy))\b"
+)
+
+
+def free_check(c: Ctx, m: Match) -> Reply | None:
+    """ "How do I verify the port is free before relaunch?" after a port clash: the command that shows
+    whether anything listens on it, on the node, and how to read its output."""
+    bound = _bind_line(c)
+    if bound is None or not FREE_Q.search(m.text):
+        return None
+    line, used = bound
+    held = answer_quote.port(c, replace(m, text="how do i see what is holding the port"))
+    if held is None or not held.code or "\n" in held.code:
+        return None
+    node = c.view.nodes[0] if len(c.view.nodes) == 1 else "the node you launch on"
+    lead = tv.PORT_FREE_CHECK.format(node=node, port=used, check=held.code, ref=ref(line))
+    return reply("port", lead, [line])
 
 
 def holder(c: Ctx, m: Match) -> Reply | None:
@@ -172,4 +196,14 @@ def addresses(c: Ctx, m: Match) -> Reply | None:
     return reply("port", f"{tv.PORT_ADDRESSES.format(listed=listed)} {tail}", shown)
 
 
-__all__ = ["ADDRESSES_Q", "HOLDER_Q", "addresses", "holder", "never_again", "proposed", "wrong_port"]
+__all__ = [
+    "ADDRESSES_Q",
+    "FREE_Q",
+    "HOLDER_Q",
+    "addresses",
+    "free_check",
+    "holder",
+    "never_again",
+    "proposed",
+    "wrong_port",
+]

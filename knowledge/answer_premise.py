@@ -42,6 +42,9 @@ _RANK_NAMED = re.compile(r"\b(?:rank|r)\s?(\d+)\b")
 #: the ask is a check of a statement, not an open question ("…, right?", "did rank 1 …?", "is it …?")
 _CHECK = re.compile(
     r"\b(?:right|correct|yeah|yes|no|true|yep|confirm\w*|isn'?t it|wasn'?t it|didn'?t it|innit)\W*$"
+    # "theory: rank 0 crashed first … correct me", "just double check me": a claim put up to be checked
+    r"|\b(?:correct|check|double[- ]check|sanity[- ]check|fact[- ]check) me\b"
+    r"|^(?:my )?(?:theory|hypothesis)\b"
     r"|^(?:so |and |but |ok )?(?:did|was|is|were|has|had)\b|\?\s*$|\?\s+\S"
 )
 _KILLED = re.compile(r"\b(?:got|was|been) (?:oom[- ]?)?killed\b")
@@ -102,7 +105,9 @@ def _what(c: Ctx, ini: RankView) -> str:
     found = answer_code.user_frame(c, ini.rank)
     if found is not None:
         frame = found[0]
-        what += f", in `{frame.func}` ({frame.path.rsplit('/', 1)[-1]} line {frame.number})"
+        op = answer_code.collective_of(c, ini.rank)  # "in `broadcast`, called from `reduce_metric`"
+        inside = f"`{op[0]}`, called from `{frame.func}`" if op is not None and op[0] != frame.func else ""
+        what += f", in {inside or f'`{frame.func}`'} ({frame.path.rsplit('/', 1)[-1]} line {frame.number})"
     return what
 
 

@@ -136,6 +136,9 @@ LOSE_ANY = re.compile(
     r"|\b(?:we|i) (?:\w+ )?(?:lose|lost) (?:everything|anything|it all|all (?:of )?(?:it|the \w+))\b"
     r"|\bis (?:everything|it all|all|all (?:the )?(?:work|progress)) (?:\w+ )?(?:lost|gone)\b"
     r"|\bdid any (?:training|steps?|work) (?:\w+ )?(?:run|happen|get done)\b"
+    # "how much compute went down the drain": the work lost, before the GPU-hours it cost
+    r"|\b(?:compute|work|progress|training|steps?|gpu ?hours?)\b[^?]{0,15}"
+    r"\b(?:went|go|gone|goes) down the drain\b"
 )
 #: the ask `answer_lost.lost` answers, for a yes/no phrasing of it
 _HOW_MUCH_LOST = "how much did we lose"
@@ -156,6 +159,11 @@ _CKPT_NAMED = re.compile(
     r"\b(?:from|off|at|to) (?:the |our |that |a )?(?:last |latest |step \d+ |previous )?(?:ckpt|checkpoint)\b"
     r"|\b(?:ckpt|checkpoint)s? (?:from|at) step \d+\b|\bwhich (?:ckpt|checkpoint)\b|\bwhich one\b"
 )
+#: "where do i restart from?", "resume from where": the last save logged (or none) against the last step
+_WHERE_FROM = re.compile(
+    r"\bwhere (?:do|should|can|would|will) (?:i|we) (?:re-?start|resume|pick (?:it |things )?(?:back )?up)\b"
+    r"|\b(?:re-?start|resume|pick (?:it )?up) (?:it )?from where\b"
+)
 #: "won't it just nan at the same step again?": the step it failed at decides where a rerun meets it
 _SAME_STEP = re.compile(r"\bsame (?:step|point|place|spot|iteration|iter|batch|sample)\b")
 
@@ -172,7 +180,8 @@ def resume_premise(c: Ctx, m: Match, base: Reply | None) -> Reply | None:
         if said:
             lead = f"{base.lead} {tv.SAME_STEP.format(step=said)}"
             base = replace(base, lead=lead, lines=[*base.lines, *(x for x in shown if x not in base.lines)])
-    if not _CKPT_NAMED.search(m.text) or answer_lost.ASKS_SAVED.search(m.text):
+    named = _CKPT_NAMED.search(m.text) or _WHERE_FROM.search(m.text)
+    if not named or answer_lost.ASKS_SAVED.search(m.text):
         return base  # a save asked about outright is added by the answerer, after the verdict
     kept = answer_lost.lost(c, replace(m, text=_HOW_MUCH_LOST))
     if kept is None or kept.lead.lower() in base.lead.lower():

@@ -31,12 +31,15 @@ from knowledge import (
     answer_guesses,
     answer_history,
     answer_hostmem,
+    answer_hungdead,
     answer_job,
     answer_lines,
     answer_lost,
     answer_mechanism,
     answer_memlimit,
     answer_memory,
+    answer_mine,
+    answer_node,
     answer_norank,
     answer_origin,
     answer_overview,
@@ -173,6 +176,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_norank.no_such_rank, False),  # "did rank 5 enter SeqNum 5?" on a 4-rank job: no rank 5
     (answer_world.world, False),  # "world_size=4 here, world 8 there: which is it?": the ranks shown
     (answer_device.device, False),  # "which host/gpu was rank 0 on?": its node and device, by line
+    (answer_story.timeline_first, False),  # "postmortem timeline, times as printed: …": every event
     (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"
     (answer_code_raised.raised, False),  # "which path raised, static or c10d? file:line, exception class"
     (answer_code_raised.own_raise, False),  # "did pytorch crash?": no, the script's own guard raised it
@@ -196,9 +200,13 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_stack.stack_next_time, False),  # "next time it wedges, what gets its python stack?"
     (answer_debug.pin_down, False),  # "repro + pin down the batch on one box": the failing rank's shard
     (answer_trial.trial, False),  # "minimal change at train.py:174, and test it on a 2-3 step run?"
+    (answer_mine.mine, False),  # "is this a bug in my model?" for a disk, Xid, port or time limit: no
+    (answer_hungdead.hung_or_dead, False),  # "how do you know rank 3 was hung rather than dead?"
+    (answer_hungdead.quiet_for, False),  # "how long was rank 2 quiet before the others gave up?"
     (answer_guesses.hang_guess, False),  # "it was hang maybe?": checked first
     (answer_guesses.allocator_try, False),  # "cant we just set expandable_segments?"
     (answer_xid_facts.xid_facts, False),  # "how do we know the Xid is rank 5's GPU? earlier Xids?"
+    (answer_node.whose_gpu, False),  # "xid says pid=…, no NCCL pid matches: how do we know it's rank 5's?"
     (answer_said_where.where_said, False),  # "where does it say the disk is full?": the lines, the check
     (answer_job.progress_at_end, False),  # "still making progress when slurm killed it?": step, end
     (answer_job.job_and_step, False),  # "JOB 991 vs STEP 991.0 lines?": the job, its step, one event
@@ -219,6 +227,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_rerun.what_else, False),  # "adding X; what else do i set before resubmitting?": the rest
     (answer_ckpt_move.move, False),  # "ckpt_dir is on /tmp, should i move it?": the file, and yes or no
     (answer_port.addresses, False),  # "which IPs / ports are in the errors, anything external?"
+    (answer_port.free_check, False),  # "how do i verify the port is free before relaunch?"
     (answer_port.holder, False),  # "how do i find what's sitting on it?" after a port clash
     (answer_port.never_again, False),  # "what goes on the torchrun line so it never collides again?"
     (answer_lost.lost, False),  # "how much do we lose": the last step reached against the last save

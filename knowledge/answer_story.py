@@ -52,6 +52,16 @@ def timeline(c: Ctx, m: Match) -> Reply | None:
     return reply("when", lead, [ln for _, _, ln in events][:4])
 
 
+#: a message that opens by asking for the timeline ("timeline for the postmortem: the kill, the -9, …")
+OPENS_TIMELINE = re.compile(r"^(?:\S+ ){0,3}?(?:time ?line|sequence of events)\b")
+
+
+def timeline_first(c: Ctx, m: Match) -> Reply | None:
+    """The timeline, when the message opens by asking for it: the events it lists after are its
+    entries, whatever other intent their words would match."""
+    return timeline(c, m) if OPENS_TIMELINE.search(m.text) else None
+
+
 def _collect(c: Ctx, year: str) -> list[tuple[str, str, EvidenceLine]]:
     ini = c.view.initiating
     assert ini is not None and ini.first_time

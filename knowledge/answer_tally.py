@@ -29,6 +29,16 @@ ASKS_TRACEBACKS = re.compile(
 ASKS_SIGNALLED = re.compile(
     r"\bhow many\b[^?]{0,40}?\b(?:sigterm\w*|sig ?term\w*|-15|signal 15|term'?d"
     r"|(?:killed|stopped|terminated) by (?:the )?(?:agent|launcher|torchrun))"
+    # "which errored on their own vs got SIGTERM'd", "did torchrun SIGTERM the others or did they error out"
+    r"|\b(?:which|who|what)\b[^?]{0,40}?\b(?:got |were |was )?(?:sigterm'?d|term'?d)\b"
+    r"|\bdid (?:torchrun|the launcher|the agent|it) (?:sigterm|sig ?term|kill|terminate|stop)\b"
+    r"[^?]{0,90}?\bon (?:their|its) own\b"
+)
+#: "which ranks errored on their own", "did rank 3 error at all?", "r0 err??": whose error was its own
+ASKS_OWN_ERROR = re.compile(
+    r"\b(?:err(?:or)?ed|error(?:ed)? out|threw|raised|failed|died|crashed) on (?:their|its) own\b"
+    r"|\bdid (?:rank|r) ?\d+ (?:even )?(?:error|err|throw|raise)\b[^?]{0,12}?(?:at all|anything|\?)"
+    r"|^(?:and |so )?(?:rank|r) ?\d+ (?:err|error)s?\?"
 )
 #: "how many ranks hit the watchdog", "how many timed out", "which ranks timed out"
 ASKS_TIMED_OUT = re.compile(
@@ -44,6 +54,7 @@ ASKS_EXITS = re.compile(
     r"|^(?:and |also |\+ )?(?:its |their |the |all |every )?(?:pids?,? (?:and |\+ |& )?exit ?codes?"
     r"|exit ?codes?,? (?:and |\+ |& )?pids?)\b"
     r"|^(?:(?:ranks?|r) ?[0-9][0-9 ,&/-]*(?:and [0-9]+)?:? )?exit ?codes\b"  # "ranks 1-3: exit codes"
+    r"|^(?:and |also )?what (?:were |are )?(?:the |their )?exit ?codes\W*$"  # "what exit codes?"
 )
 #: a line pasted from the logs: quoted, or torchrun's summary row as printed
 _PASTED = re.compile(r"`[^`]*`|\bexitcode ?: ?-?\d+ ?\(pid: ?\d+\)")
@@ -63,7 +74,7 @@ def tally(c: Ctx, m: Match) -> Reply | None:
     exits = launcher_exits(c.d)
     parts: list[str] = []
     shown: list[EvidenceLine] = []
-    if ASKS_TRACEBACKS.search(text):
+    if ASKS_TRACEBACKS.search(text) or ASKS_OWN_ERROR.search(text):
         said, lines = tracebacks(c, exits)
         parts.append(said)
         shown += lines

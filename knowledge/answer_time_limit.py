@@ -14,8 +14,9 @@ from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
 from knowledge import answer_job
-from knowledge.answer_types import Ctx, Reply, reply
+from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match
+from knowledge.jobfacts_answers import seconds_between
 
 #: the ask also wants how much more time to request ("and how much more do I need")
 _MORE = re.compile(
@@ -38,6 +39,21 @@ def limit_value(c: Ctx, m: Match) -> Reply | None:
         parts.append(f"{tv.LIMIT_MORE} {progress[0].lower()}{progress[1:]}")
     lead = " ".join(p for p in parts if p)
     return reply("time_limit", lead, [end.line, *shown])
+
+
+def same_time(c: Ctx, base: Reply) -> Reply:
+    """ "Safe to resubmit with the same --time?" for a job the scheduler ended at its time limit: no, the
+    same limit ends it again (how long it ran), and the longer --time that fixes it; `base` (the entry's
+    "it depends") otherwise. Why: "Maybe: every run that needs more time" never said no to the same limit."""
+    end = answer_job.scheduler_end(c) if c.view.initiating is None else None
+    if end is None or end.reason != "TIME LIMIT":
+        return base
+    secs = seconds_between(c.view.start, c.view.end)
+    ran = secs is not None and secs > 0
+    span = f"this one ran {answer_job.length(secs)}" if ran and secs else "it ran as long as the limit"
+    lead = tv.LIMIT_SAME_TIME.format(ref=ref(end.line), span=span)
+    lines = [end.line, *(x for x in base.lines if x != end.line)]
+    return reply("restart", lead, lines, bullets=base.bullets, code=base.code)
 
 
 def _not_at_limit(c: Ctx) -> Reply | None:
@@ -98,4 +114,4 @@ def _job_id(c: Ctx) -> str:
     return ""
 
 
-__all__ = ["covers", "limit_value", "sacct"]
+__all__ = ["covers", "limit_value", "sacct", "same_time"]

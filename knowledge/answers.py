@@ -45,6 +45,7 @@ from knowledge import (
     answer_quote,
     answer_rerun,
     answer_status,
+    answer_story,
     answer_time_limit,
     answer_wallclock,
 )
@@ -131,7 +132,7 @@ class Answerer:
                 return first
         elif len(parts) > 1 and replies[1].intent == first.intent and not _other_ranks(parts[0], parts[1]):
             whole = self.asked(question)  # "was it saving? which ckpt": one answer, told both asks' words
-            first = whole if whole.intent == first.intent else first
+            first = _kept_verdict(whole, first) if whole.intent == first.intent else first
         elif first.intent == "time_limit" and (whole := self.asked(question)).intent == first.intent:
             first = whole  # "what was my --time … and how much more do I need": one answer, both asks
         out = first
@@ -169,6 +170,8 @@ class Answerer:
         """A status update's parts in one paragraph; an ask of the message that is no status part ("and
         is it fp16 overflow") gets its own sentence after it, as any later ask does."""
         parts = asks(text)
+        if answer_story.OPENS_TIMELINE.search(text):
+            return None  # "timeline for the postmortem: last line, the kill, the -9": events, not a status
         if answer_status.listed(text) < 2 and not (parts and bare(parts[0])):
             return None  # "for the postmortem: how long was it up before rank 5 blew up?": one ask, as usual
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
@@ -376,11 +379,23 @@ class Answerer:
         return Reply("help", [lead], known=False, lead=lead)
 
 
+#: a restart verdict's opening: kept when the whole message's answer leaves it out
+_VERDICTS = ("Yes", "No,", "No:", "Not ", "Maybe")
+
+
 def _first(base: Reply, lead: str, lines: Sequence[EvidenceLine]) -> Reply:
     """`base` led by a sentence that answers the doubt itself ("is this the usual 29500 collision":
     not 29500, the port it was), with that sentence's lines shown first."""
     shown = [*lines, *(ln for ln in base.lines if ln not in lines)]
     return replace(base, lead=f"{lead} {base.lead}", lines=shown, material=[lead, *base.material])
+
+
+def _kept_verdict(whole: Reply, first: Reply) -> Reply:
+    """The whole message's answer, led by the first ask's verdict when it left it out ("safe to resubmit
+    with the same --time? was there a checkpoint": the no to the same limit, then the save)."""
+    if not first.lead.startswith(_VERDICTS) or whole.lead.startswith(_VERDICTS):
+        return whole
+    return answer_asks.add(first, "", whole)
 
 
 def _other_ranks(first: str, second: str) -> bool:

@@ -22,16 +22,19 @@ _ASK_SPLIT = re.compile(
     r"|\s+\+\s+(?![\w.-]+ versions?\b)|\s+[—–]+\s+"
     r"|\s+-{1,2}\s+(?=[a-z])|\s+y ?/ ?n\b\W*|\s*[,;]?\s+but\s+"
     r"|\s*[,;]\s*(?:and\s+|also\s+)?(?=(?:why|what|which|how|where|when|who|was|is|did|"
-    r"does|do|can|should|could|will|were|are)\b)"
+    r"does|do|can|should|could|will|were|are|show me|give me|paste)\b)"
     # "and how, …" / "died and how" at the end: the same ask ("who else died and how"), not a new one
     r"|\s+(?:and|n)\s+(?:also\s+)?(?:(?:at|in|on|from|for|by) )?"
     r"(?=(?:why|what|which|how|where|when|who)\b(?!\s*(?:[,;?.]|$)))"
     r"|\s+and\s+(?=(?:do|does|did|should|can|could|is|was|are|were|will) (?:i|we|you|it|they|this|that)\b)"
+    # "what line raised it, exit codes?": a short topic asked after a comma at the end ("right?" is no topic)
+    r"|\s*,\s*(?=(?!(?:right|correct|yes|no|true|ok|okay|yeah|yep|innit|eh|pls|please|thx|thanks)\W*$)"
+    r"[a-z][\w'/-]*(?: [\w'/-]+){0,2}\?+\s*$)"
     # "pid 4411 whose is that": a pasted line, then the ask about it
     r"|(?<=[\w)\]`\x27\"])\s+(?=whose (?:\w+ )?(?:is|was) (?:that|this|it)\b))"
 )
 _ASKS = re.compile(
-    r"^(?:ok(?:ay)? |so |and |n |also |hey |then |wait |lead q |ok so )*"
+    r"^(?:ok(?:ay)? |so |and |n |also |hey |then |wait |lead q |ok so |roughly |approx\w* |ballpark )*"
     r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
     r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|one[- ]?liner|"  # a bare topic is an ask ("fix?")
     r"why|what|whats|which|how|hows|where|when|who|whos|whose|was|wasnt|is|isnt|wtf|explain|any|"
@@ -87,6 +90,8 @@ def asks(q: str) -> list[str]:
         wanted = _FIGURES.search(part) and not _STATEMENT.search(part)  # "rank 0 OOM numbers, what step"
         if _ASKS.search(part) or _GUESSING.search(part) or _CHECK_ME.search(part) or wanted:
             before = context or topic  # "TCPStore?? what is that": "that" is the topic
+            if before and (ranks := _RANK_ONLY.match(before)) and _IT.search(part):
+                part, before = _IT.sub(ranks.group(1), part, 1), ""  # "rank 1 — did it error?": rank 1's
             out.append(f"{before}: {part}" if before and _BACK.search(part) else part)
             topic = ""
         elif _ASKED.search(seps[i]) or plus or last:
@@ -127,7 +132,19 @@ def bare(part: str) -> bool:
     """An ask without a question word ("victims?", "network?"): its answer may add nothing."""
     ask = part.rsplit(": ", 1)[-1]
     said = _ASKS.search(ask) or _GUESSING.search(part) or _CHECK_ME.search(ask)
-    return not (said or _TERM_ASKED.search(ask))
+    return not (said or _TERM_ASKED.search(ask) or _TIMELINE_LEAD.search(part))
+
+
+#: a message that opens by asking for a timeline ("postmortem timeline please, times as printed: …")
+_TIMELINE_LEAD = re.compile(r"^(?:\S+ ){0,3}?(?:time ?line|sequence of events)\b")
+
+
+#: a statement that only names ranks ("rank 1 — did it error at all?"): the ask after it is about them
+_RANK_ONLY = re.compile(r"^(?:and |what about |re |for )?(ranks? \d+(?:\s*(?:,|-|and|&)\s*\d+)*)$")
+
+
+#: the pronoun an ask after a rank-only statement points back with ("rank 1 — did it error?")
+_IT = re.compile(r"\b(?:it|they|he|she)\b")
 
 
 #: a paste that ends by asking what one of its tokens is ("name: eaddrinuse whats -98?"): an ask

@@ -96,6 +96,11 @@ def _span(m: re.Match[str]) -> str:
 _SHORTHAND = (
     (_SPAN, _span),
     (re.compile(r"(?<![\w-])(?:r|rk|rnk|rank)[ #]?(\d{1,5})\b"), r"rank \1"),
+    # "what were 1+3 doing": ranks joined by `+` after the verb that asks about them
+    (
+        re.compile(r"\b(were|did|are|about) (\d{1,4}) ?\+ ?(\d{1,4})(?= (?:doing|up to|in)\b)"),
+        r"\1 ranks \2 and \3",
+    ),
     (re.compile(r"(?<![\w-])(?:mem|memroy|memmory|mmeory)(?![\w-])"), "memory"),
     (re.compile(r"(?<![\w-])(?:ckpt|chkpt|ckpts|checkpt)(?![\w-])"), "checkpoint"),
     (re.compile(r"^y\b|(?<=[,.?!] )y\b"), "why"),

@@ -40,6 +40,8 @@ from tests.slack.test_followups_round17a import CASES as ROUND17A
 from tests.slack.test_followups_round17b import CASES as ROUND17B
 from tests.slack.test_followups_round18a import CASES as ROUND18A
 from tests.slack.test_followups_round18b import CASES as ROUND18B
+from tests.slack.test_followups_round19a import CASES as ROUND19A
+from tests.slack.test_followups_round19b import CASES as ROUND19B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -71,6 +73,8 @@ FACTS = (
     + ROUND17B
     + ROUND18A
     + ROUND18B
+    + ROUND19A
+    + ROUND19B
     + LEVERS
 )
 

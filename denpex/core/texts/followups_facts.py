@@ -403,3 +403,12 @@ LOSS_NO_CLIMB = (
     "{last} at step {last_step}), so the NaN came suddenly, without warning in the logged values."
 )
 LOSS_CLIMBED = "Yes, it climbed: from {first} at step {first_step} to {last} at step {last_step}."
+
+# the collaterals' stuck collective and the first rank's raising frame (knowledge.answer_seqframe)
+SEQ_TIMED_OUT = "Rank{many} {ranks} timed out in {op} (SeqNum {seq}) at {at} ({ref}){ran}{after}."
+SEQ_RAN = ": the watchdog line says it ran for {ran} ms against Timeout(ms)={limit}"
+SEQ_AFTER = ", {gap} after rank {ini} failed at {at}"
+RAISED_IN_FRAME = (
+    "Rank {rank}'s error was raised in `{func}` ({path} line {line}), the innermost frame of its "
+    "traceback ({ref})."
+)

@@ -15,6 +15,12 @@ LIMIT_NOT_REACHED = (
     "not what ended this job: rank {rank} failed first, with {what}."
 )
 LIMIT_MORE = "How much longer it needs depends on the steps still to run:"
+#: "safe to resubmit with the same --time?" for a job the scheduler ended at its time limit
+LIMIT_SAME_TIME = (
+    "Not with the same `--time`: the scheduler ended the job at its time limit ({ref}), not a fault, so the"
+    " same limit stops it again at about the same point ({span}). Resubmit with a longer `--time` (within the"
+    " partition's limit), or let it resume from a checkpoint in requeued chunks."
+)
 NOT_HARDWARE = (
     "No sign of hardware: not a hardware problem — this job failed with {what}, and no Xid (GPU fault) "
     "is in its evidence."
@@ -114,6 +120,59 @@ PORT_NO_ADDRESS = (
     "No host:port pair is in this job's error lines; the hosts its lines name are {nodes}, the job's "
     "own nodes: nothing points at an outside address."
 )
+#: "is it my data? one bad batch?" on a NaN loss: possible, not shown; what the logged values say
+NAN_DATA_MAYBE = (
+    "Possibly, but the logs do not show the batch: rank {rank}'s loss went NaN, which one bad batch"
+    " (or sample) can do, and so can a learning rate too high or an fp16 overflow. To find the batch:"
+    " log the sample indices of each step and, on a short repro, `torch.autograd.set_detect_anomaly(True)`"
+    " names the op that made the NaN."
+)
+#: "is this a bug in my model?" for a failure outside the model's code (`knowledge.answer_mine`)
+MINE_DISK = (
+    "Not your model: rank {rank} failed writing to disk{doing} ({ref}), a disk-full or I/O error in"
+    " the save, not in the model's maths. Free space, or write the checkpoint to a larger volume."
+)
+MINE_LAUNCH = (
+    "Not your model: the launcher failed with {what} ({ref}) before any worker started, so none of"
+    " your code ran; the launch setup (its port, its hosts) is what to change."
+)
+MINE_TIME = (
+    "Not your model: the scheduler ended the job at its time limit ({ref}); nothing failed, it ran out"
+    " of time. Ask for a longer `--time`, or resume from checkpoints in requeued chunks."
+)
+#: "how do you know rank 3 was hung rather than dead?" (`knowledge.answer_hungdead`)
+HUNG_NO_LINE = "Rank {rank} printed no error of its own, so no line of it says what it was doing."
+HUNG_OTHERS = (
+    "The evidence is the others' lines: ranks {ranks} each sat{where} until the timeout, waiting for"
+    " rank {rank}, whose matching call never came."
+)
+HUNG_SIGTERM = (
+    "Hung, not dead: the launcher's summary shows rank {rank} ended on its SIGTERM ({ref}), so its"
+    " process was still running when the launcher stopped it; a rank that had died would have exited"
+    " first, with a code of its own (a signal like -9 or -11, or 1)."
+)
+HUNG_UNKNOWN = (
+    "Nothing in these logs shows whether rank {rank}'s process was still running: no exit code of it"
+    " was kept, so hung and dead are not told apart here."
+)
+#: "what's the actual code bug?" on a line every rank runs: what to change in it
+CODE_BUG_CHANGE = "The bug is what that line asks of every rank at once, not a typo in it; the change: {step}"
+#: "how long was rank 2 quiet before the others gave up?"
+QUIET_FOR = (
+    "Rank {rank} wrote nothing for {gap} before the others gave up: its last line was at {at}"
+    " ({ref}: `{text}`), and the first of the others, rank {other}, failed at {until}{ref2}."
+)
+#: "is GPU/NCCL involved at all?" for a job whose launcher failed before any worker started
+NO_GPU_PART = (
+    "No: no GPU, CUDA or NCCL code ran. The launcher failed with {what} ({ref}) before any worker"
+    " started, so the fault is on the host's side (its network port, its launch setup), not the GPUs."
+)
+#: "how do I verify the port is free before I relaunch?"
+PORT_FREE_CHECK = (
+    "Before relaunching, check on {node} that port {port} is free: `{check}` prints nothing but"
+    ' "port free" when nothing listens on it, else the process (pid) holding it. Port {port} is the'
+    " one this job found taken ({ref})."
+)
 PORT_PREMISE = "Not {said}: the port this job found already taken is {used} ({ref})."
 PORT_NOT_SAID = "Right, not {said}: the port in the error is {used}."
 PORT_PROPOSED_SAME = (
@@ -139,7 +198,7 @@ NET_ONE_NODE = (
     "All {count} ranks ran on one node ({node}): their collectives stayed inside that machine, so no "
     "InfiniBand or other link between nodes carried them."
 )
-NET_WAITED = "The others' timeouts are their wait for rank {rank}: {timeout}"
+NET_WAITED = "The others' timeouts are their wait for rank {rank}{where}: {timeout}"
 
 # "how would I repro it and pin down the batch on one box?" (`answer_debug.pin_down`)
 PIN_DOWN = (

@@ -27,6 +27,7 @@ from knowledge.phases import PhaseFact
 from knowledge.scanner import SourceScan
 from knowledge.schema import Entry
 from knowledge.signals import Job, Signal, job_year
+from knowledge.store_binder import binder_rank
 from knowledge.verdict import (
     INCONCLUSIVE,
     LONE_EXIT_SCORE,
@@ -40,6 +41,9 @@ from knowledge.verdict import (
 
 def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     v = _named_culprit(job, _attribute(job, fallback_entry))
+    if binder_rank(job, v) is not None:
+        v.rank, v.actor, v.node = 0, ("rank", "0"), job.rank_node.get(0)
+        v.notes.append(wording.store_binder())
     if v.node is None and v.rank is None and len(job.hosts) == 1:
         v.node = next(iter(job.hosts))  # the scheduler ended the job on the one node it names
     if (found := shadowing.shadowed(job, v)) is not None:

@@ -42,14 +42,15 @@ def from_collateral(job: Job, scored: list[Scored]) -> Verdict:
     v.stamp = v.evidence[0].stamp if v.evidence else None
     v.confidence = min(v.confidence, INCONCLUSIVE)  # only consequences seen: the cause is elsewhere
     _peer_vanished_mid_save(job, v)
-    rank, note = odd_rank_out(job, {s.rank for s in best.signals if s.rank is not None})
+    waiters = {s.rank for s in best.signals if s.rank is not None}
+    rank, note = odd_rank_out(job, waiters)
     if rank is not None:
         v.rank, v.actor = rank, ("rank", str(rank))
         v.node = job.rank_node.get(rank)
         v.stamp = None  # inferred from the others' behaviour: when it stalled is not in the logs
         v.notes.append(note)
         v.confidence = round(v.confidence * 0.9, 2)
-    elif (child := dead_child(job)) is not None:
+    elif (child := dead_child(job)) is not None and child.rank not in waiters:
         v.rank, v.actor, v.node = child.rank, ("rank", str(child.rank)), job.rank_node.get(child.rank)
         v.notes.append(child.why)
         v.confidence = round(v.confidence * 0.85, 2)
@@ -63,7 +64,19 @@ def from_collateral(job: Job, scored: list[Scored]) -> Verdict:
         v.rank, v.actor, v.node = only, ("rank", str(only)), job.rank_node.get(only)
         v.notes.append(wording.only_rank_seen(only))
         v.confidence = round(v.confidence * 0.8, 2)
+    elif best.entry.category in WAITING_CATEGORIES and (silent := _silent_few(job, waiters)):
+        v.notes.append(wording.silent_ranks(silent, waiters))
     return v
+
+
+def _silent_few(job: Job, waiting: set[int]) -> list[int]:
+    """Two or three ranks of a known world that never reported the timeout the others did: one of them
+    stalled, and a launcher stopping the job can cut off a waiter before its own timeout fires, so
+    the logs cannot tell which. Named as candidates, not as the initiating rank."""
+    if not job.world or job.world < 3 or not waiting:
+        return []
+    silent = sorted(set(range(job.world)) - waiting)
+    return silent if 2 <= len(silent) <= 3 else []
 
 
 #: a lost connection that a silent death mid-phase explains better (the peer's socket closing)
@@ -104,9 +117,22 @@ def _waiting_without_rank0(job: Job, best: Scored) -> set[int]:
     that stays quiet meanwhile. Named only with no better lead (no desync, no silent rank in a known
     world, no dead child), at lowered confidence."""
     waiting = {s.rank for s in best.signals if s.rank is not None}
-    if not waiting or 0 in waiting or 0 in job.ranks:
+    if not waiting or 0 in waiting or 0 in job.ranks or _wrote_lines(job, 0):
         return set()
     return waiting
+
+
+def _wrote_lines(job: Job, rank: int) -> bool:
+    """Whether any kept line of the logs is labelled with `rank` (its node-local label counts on one
+    node, where local and global ranks agree): a rank that logged progress did not log "nothing"."""
+    for scan in job.scans:
+        if scan.source.kind == "kernel":
+            continue
+        for _, text in scan.numbered_tail:
+            info = parse_rank(text)
+            if info.rank == rank or (info.rank is None and info.local == rank and job.single_node):
+                return True
+    return False
 
 
 def _lone_excerpt(job: Job, entry: Entry) -> bool:

@@ -45,10 +45,27 @@ def rank0_absent(timed_out: Iterable[int]) -> str:
     )
 
 
+def store_binder() -> str:
+    return (
+        "The port was taken when the rendezvous store started listening, which only rank 0 does (the "
+        "other ranks connect to it as clients): the failure is rank 0's, though its line carries no rank."
+    )
+
+
 def silent_rank(rank: int, timed_out: Iterable[int]) -> str:
     return (
         f"Ranks {ranges(timed_out)} timed out waiting in a collective; rank {rank} never reported a "
         f"timeout, so it is most likely the rank that stalled or died silently."
+    )
+
+
+def silent_ranks(silent: list[int], timed_out: Iterable[int]) -> str:
+    named = ", ".join(str(r) for r in silent[:-1]) + f" and {silent[-1]}"
+    return (
+        f"Ranks {ranges(timed_out)} timed out waiting in a collective; ranks {named} never reported a "
+        "timeout. One of them stalled or died silently, but a launcher stopping the job can cut a waiter "
+        "off before its own timeout fires, so the logs do not tell which (a py-spy dump or a Flight "
+        "Recorder trace of those ranks does)."
     )
 
 

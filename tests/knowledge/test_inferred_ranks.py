@@ -188,3 +188,45 @@ def test_a_failure_while_the_next_bar_runs_is_not_a_save(tmp_path: Path, diagnos
     diag = diagnose_dir(tmp_path)
     assert diag.category == "gpu_oom"
     assert diag.initiating.phase == "train"
+
+
+def _gloo_timeout(rank: int) -> str:
+    return (
+        f"[default{rank}]:[rank{rank}]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/"
+        "tcp/unbound_buffer.cc:78] Timed out waiting 10000ms for recv operation to complete"
+    )
+
+
+def test_a_waiter_that_died_first_is_not_the_initiator(tmp_path: Path, diagnose_dir: Run) -> None:
+    """Rank 3 hung; ranks 1 and 2 timed out, and torchrun stopped rank 0 before its own timeout fired.
+    The child torchrun did not stop (rank 2) died of the timeout: a waiter, not the start. Ranks 0 and 3
+    are both silent, so no rank is named and both are given as the candidates."""
+    lines = [
+        "[default0]:2026-12-01 21:43:40,966 INFO train: Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4",
+        "[default3]:2026-12-01 21:43:40,976 INFO train: Initializing distributed: GLOBAL_RANK: 3, MEMBER: 4/4",
+        "[default0]:2026-12-01 21:43:47,355 INFO train: Starting training: 10 steps, world size 4",
+        "[default0]:2026-12-01 21:43:47,443 INFO train: step 3/10 loss 1.1026",
+        _gloo_timeout(1),
+        _gloo_timeout(2),
+        *_sigterms([32026, 32027, 32029]),
+        "E1201 21:44:00.902000 32010 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) local_rank: 2 (pid: 32028) of binary: /usr/bin/python3",
+    ]
+    _write(tmp_path, "console.log", lines)
+    diag = diagnose_dir(tmp_path)
+    assert diag.category == "nccl_timeout"
+    assert diag.initiating.rank is None
+    assert "ranks 0 and 3 never reported a timeout" in diag.root_cause, diag.root_cause
+
+
+def test_the_one_silent_rank_is_still_named_when_all_others_timed_out(
+    tmp_path: Path, diagnose_dir: Run
+) -> None:
+    lines = [
+        "[default0]:2026-12-01 21:43:47,355 INFO train: Starting training: 10 steps, world size 4",
+        *(_gloo_timeout(r) for r in (0, 1, 2)),
+        *_sigterms([32027, 32028, 32029]),
+        "E1201 21:44:00.902000 32010 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) local_rank: 0 (pid: 32026) of binary: /usr/bin/python3",
+    ]
+    _write(tmp_path, "console.log", lines)
+    diag = diagnose_dir(tmp_path)
+    assert diag.initiating.rank == 3, diag.root_cause

@@ -35,7 +35,7 @@ December 6 (fifth session): cc-, ce- and cg- (10 cases from blind helpers, NCCL 
 and a NeMo pull request; 5 right first and 1 of 2 ranks, 8 and 2 of 2 now; ca-001 dropped, its log
 lacking any error line, cd-001 a duplicate); then ch- (4 cases from merged pull requests, 2 right first,
 its misses library code taking a branch for another PyTorch release, labelled a version mismatch where
-bz-001, the same kind of bug, was labelled a code error): category 0.872 (501/575), floors unchanged.
+bz-001, the same kind of bug, was labelled a code error): category 0.871 (501/575), floors unchanged.
 """
 
 from __future__ import annotations

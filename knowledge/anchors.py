@@ -19,10 +19,13 @@ from collections.abc import Iterator
 
 _ANSI = r"\x1b\[[0-9;?]*[A-Za-z]"
 _ISO_STAMP = (
-    r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
-    r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?[ \t](?:std(?:out|err) [FP] )?"  # CRI: `… stderr F `
+    r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2},?[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
+    r"(?:Z|[+-][0-9]{2}:?[0-9]{2}| [A-Z]{2,5})?\]?[ \t](?:std(?:out|err) [FP] )?"  # CRI: `… stderr F `
     # Determined's task log: `[<stamp>] 5c902731 [rank=0] || ` (container id, the process's rank)
     r"(?:[0-9a-f]{8} (?:\[rank=[0-9]{1,6}\] )?\|\| )?"
+    # a task runner relaying the job's output through its logger: Airflow's
+    # `[2024-05-01, 10:00:00 UTC] {subprocess.py:93} INFO - `, Python logging's `… - name - INFO - `
+    r"(?:\{[^}\n]{1,80}\} [A-Z]{4,8} - |- [A-Za-z0-9_.]{1,60} - [A-Z]{4,8} - )?"
 )
 #: a syslog / journald header: `May  1 10:00:00 gpu-07 python[4242]: `, or the stamp alone as moreutils'
 #: `ts` puts it before each line (`python train.py 2>&1 | ts`, `ts -s` fractions: `May 01 10:00:00.1234 `)

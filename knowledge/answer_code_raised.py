@@ -15,6 +15,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
+from denpex.core.texts import followups_blame as tb
 from denpex.core.texts import followups_verdicts as tv
 from knowledge import answer_code
 from knowledge.answer_code import Frame
@@ -82,6 +83,19 @@ _LIB_CRASH = re.compile(
     r"|\b(?:pytorch|torch|framework|library) (?:crash\w*|bug)\b"
 )
 _LIBS = ("pytorch", "torch", "cuda", "nccl", "deepspeed", "python")
+_LIB = r"(?:pytorch|torch|cuda|nccl|deepspeed|the (?:framework|library)|a library)"
+_MY_CODE = r"(?:my|our|the|user|your) (?:own )?(?:code|script|training code|train\.py)"
+#: whose code it was, offered as a choice ("torch or my own code?", "my script or pytorch")
+_CHOICE = re.compile(
+    rf"\b{_LIB}\b[^?]{{0,15}}\bor\b (?:in |from )?{_MY_CODE}\b"
+    rf"|\b{_MY_CODE}\b[^?]{{0,6}}\bor\b (?:in |from )?{_LIB}\b"
+)
+#: a bug or the machines, offered as a choice ("bug or infra?", "code or hardware")
+_INFRA = re.compile(
+    r"\b(?:bug|code|software)\b[^?]{0,10}\bor\b (?:the |an? )?"
+    r"(?:infra\w*|hardware|cluster|machine|platform)\b"
+    r"|\b(?:infra\w*|hardware|cluster) (?:or|vs) (?:a |my |our )?(?:bug|code)\b"
+)
 
 
 def own_raise(c: Ctx, m: Match) -> Reply | None:
@@ -90,7 +104,8 @@ def own_raise(c: Ctx, m: Match) -> Reply | None:
     raised. Why: a `ValueError` in the console reads as the framework failing, and the loss answer
     gave the losses without saying whose check stopped the run."""
     ini = c.view.initiating
-    if ini is None or not _LIB_CRASH.search(m.text) or (found := _traceback(c)) is None:
+    asked = _LIB_CRASH.search(m.text) or _CHOICE.search(m.text) or _INFRA.search(m.text)
+    if ini is None or not asked or (found := _traceback(c)) is None:
         return None
     frames, lines = found
     deepest = frames[-1]
@@ -104,7 +119,10 @@ def own_raise(c: Ctx, m: Match) -> Reply | None:
         return None
     lib = next((x for x in _LIBS if re.search(rf"\b{x}\b", m.text)), "the framework")
     lib = {"pytorch": "PyTorch", "torch": "PyTorch", "cuda": "CUDA", "nccl": "NCCL"}.get(lib, lib)
-    lead = tv.OWN_RAISE.format(
+    said = tv.OWN_RAISE  # "did pytorch crash?": no; "torch or my code?", "bug or infra?": the choice
+    if not _LIB_CRASH.search(m.text):
+        said = tb.OWN_CHOICE if _CHOICE.search(m.text) else tb.OWN_INFRA
+    lead = said.format(
         lib=lib,
         rank=ini.rank,
         file=deepest.path.rsplit("/", 1)[-1],

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_review as tr
 from knowledge.answer_asks import with_lead
-from knowledge.answer_types import Ctx, Reply, at, at_rank, duration, reply
+from knowledge.answer_types import Ctx, Reply, at, at_rank, duration, rank_lines, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.jobfacts_answers import RankView, rank_numbers, seconds_between
 
@@ -37,7 +38,26 @@ def cost(c: Ctx, text: str) -> str:
         return ""
     waited, ran = _waited(c), _ran(c)
     first, second = (waited, ran) if ASKS_WAIT.search(text) or not ran else (ran, waited)
-    return " ".join(x for x in (first, second) if x)
+    return " ".join(x for x in (first, second, _progress(c) if first else "") if x)
+
+
+#: a progress line's step and planned total ("step 2000/6000 loss=…")
+_STEP_OF = re.compile(r"\bstep (\d+) ?/ ?(\d+)\b", re.IGNORECASE)
+
+
+def _progress(c: Ctx) -> str:
+    """The furthest step any rank logged as a progress line ("step 2000/6000"), with its line: what the
+    GPU time bought; "" when no line prints a step out of a total."""
+    best: tuple[int, int, int, EvidenceLine] | None = None
+    for rank in sorted(c.view.ranks):
+        for line in (ln for src in rank_lines(c, rank).values() for ln in src):
+            found = _STEP_OF.search(line.text)
+            if found and (best is None or int(found.group(1)) > best[0]):
+                best = (int(found.group(1)), int(found.group(2)), rank, line)
+    if best is None:
+        return ""
+    step, total, rank, line = best
+    return tr.PROGRESS.format(step=step, total=total, rank=rank, ref=ref(line))
 
 
 def _wait_of(c: Ctx, ini: RankView | None, r: RankView) -> float | None:

@@ -35,6 +35,8 @@ _GUESSED = re.compile(
     r"|^(?:so |and |but |ok )?(?:was|is|did|could|might|it was|its|it is|it) "
     r"(?:it |this |that |the job |training )?"
 )
+#: where one sentence of a message ends ("last one at 03:10:00, cancel at 03:11:40. was it hung?")
+_SENTENCE = re.compile(r"(?<=[a-z0-9)])[.!]\s+(?=[a-z])")
 #: a hang asked about, not proposed: how long, why, where, or "crash or hang"
 _NOT_A_GUESS = re.compile(
     r"^(?:how|why|where|which|when|what)\b|\bhow long\b|\b(?:crash|crashed|die|died)\b.{0,12}\bor\b"
@@ -79,6 +81,9 @@ def hang_guess(c: Ctx, m: Match) -> Reply | None:
     a job a rank's own error started, not a hang (the others' wait was collateral). None when it did
     hang (a rank that went silent): the usual answers say that."""
     text = m.text.rsplit(": ", 1)[-1]
+    # "steps every 4s, last at 03:10. was it hung?": the sentence that asks, not the context before it
+    asked = [x for x in _SENTENCE.split(text) if _HANG.search(x)]
+    text = asked[-1] if asked else text
     if m.ranks or not _HANG.search(text) or not _GUESSED.search(text) or _NOT_A_GUESS.search(text):
         return None
     ini = c.view.initiating

@@ -171,7 +171,12 @@ _STEP_Q = re.compile(
 
 #: asks whether it still made progress up to the scheduler's kill ("still making progress when slurm
 #: killed it? last step line and the cancel time")
-PROGRESS_Q = re.compile(r"\b(?:still |making |any )?progress\w*\b[^?]{0,40}\b(?:when|before|until|up to)\b")
+PROGRESS_Q = re.compile(
+    r"\b(?:still |making |any )?progress\w*\b[^?]{0,40}\b(?:when|before|until|up to)\b"
+    # "was it still training right up until the kill?", "still stepping up to the moment it got cancelled"
+    r"|\bstill (?:training|stepping|running|going|logging steps|learning)\b[^?]{0,20}"
+    r"\b(?:until|till|up to|up until|right up|to the (?:end|kill|moment|last))\b"
+)
 
 
 def progress_at_end(c: Ctx, m: Match) -> Reply | None:

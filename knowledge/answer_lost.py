@@ -17,14 +17,19 @@ from denpex.core.texts import slack as t
 from knowledge.answer_job import no_worker_started
 from knowledge.answer_more import step_of_total
 from knowledge.answer_quote import saving_line, saving_lines
-from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.answer_types import Ctx, Reply, at_rank, duration, ref, reply
 from knowledge.answer_where import strip_prefix
 from knowledge.intents import Match
+from knowledge.jobfacts_answers import seconds_between
+from knowledge.lines import parse_timestamp
 
 #: asks what the failure cost in work
 ASKS_LOST = re.compile(
     r"\bhow (?:much|many|far)(?: \w+){0,2}? (?:do|did|will|would|have|are|is|was) (?:we|i|you|they|it)?"
     r" ?(?:lose|lost|gone|wasted|go back|back)\b|\bhow much (?:\w+ )?(?:is|was|got|gets) (?:lost|wasted)\b"
+    # "how much compute lost?": the verb left out
+    r"|\bhow much (?:compute|work|progress|training|gpu ?(?:time|hours?))(?: \w+)?"
+    r" (?:lost|wasted|burn[te]d?)\b"
     r"|\b(?:lost|wasted) (?:work|progress|steps|compute|gpu ?hours)\b|\bwhat (?:do|did) (?:we|i) lose\b"
     r"|\bwhat (?:(?:have|did) )?(?:we|i) (?:lost|wasted)\b|\bwhat(?: was| got|'s| is) (?:lost|wasted)\b"
     r"|\b(?:did|was|has) anything (?:actually |even |really )?(?:train\w*|get trained|(?:get |been )?lost)\b"
@@ -59,12 +64,34 @@ _HOW_MUCH_LOST = "how much do we lose"
 CKPT_USABLE = re.compile(
     r"\b(?:is|was|are) (?:the |that |our |this )?"
     r"(?:[\w.-]*\.(?:pt|pth|bin|safetensors)|ckpt|checkpoint[\w.-]*)"
-    r" (?:\w+ )?(?:usable|ok|okay|good|safe|complete|intact|valid|any good|loadable)\b"
+    r" (?:\w+ )?(?:usable|ok|okay|good|safe|complete|intact|valid|any good|loadable|written|saved)\b"
+    # "did checkpoint-6 get written?", "did the ckpt finish saving": the same save, asked if it landed
+    r"|\bdid (?:the |that |our |this )?(?:[\w.-]*\.(?:pt|pth|bin|safetensors)|ckpt|checkpoint[\w.-]*)"
+    r" (?:\w+ )?(?:get |got )?(?:written|saved|finish\w*|complete\w*|land\w*|make it)\b"
 )
 
 
 def lost(c: Ctx, m: Match) -> Reply | None:
-    """The last step reached and the last save logged (or that none was): what a restart re-runs."""
+    """The last step reached and the last save logged (or that none was), then when the first rank
+    failed after that step: what a restart re-runs, and the wall time since the last step's line."""
+    got = _lost(c, m)
+    if got is None or got.intent != "restart":
+        return got
+    ini = c.view.initiating
+    if ini is None or not ini.first_time or ini.role != "initiating":
+        return got
+    reached = [r for r in c.view.ranks.values() if r.last_step_line is not None]
+    top = max(reached, key=lambda r: (r.last_step or 0, -r.rank)) if reached else None
+    stamp = parse_timestamp(top.last_step_line.text) if top and top.last_step_line else None
+    gap = seconds_between(stamp.iso(), ini.first_time) if stamp and not stamp.relative else None
+    after = tff.LOST_AFTER_STEP.format(gap=duration(gap)) if gap is not None and gap > 0 else ""
+    sentence = tff.LOST_FAILED_AT.format(rank=ini.rank, at=at_rank(ini), after=after)
+    if ini.phase == "checkpoint_save" and CKPT_USABLE.search(m.text):  # "did checkpoint-6 get written?"
+        sentence = f"{tff.LOST_NOT_FINISHED.format(rank=ini.rank)} {sentence}"
+    return replace(got, lead=f"{got.lead} {sentence}", material=[*got.material, sentence])
+
+
+def _lost(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     saving = ini is not None and ini.phase == "checkpoint_save"
     cut = saving and saving_line(c) is not None

@@ -13,6 +13,7 @@ from knowledge import (
     answer_advice,
     answer_advice_value,
     answer_backend,
+    answer_blame,
     answer_checks,
     answer_ckpt_move,
     answer_code,
@@ -82,7 +83,10 @@ GUESS = re.compile(
     + CAUSES
     + r"\b"
     r"|\b(?:the )?" + CAUSES + r"(?: (?:mount|link|share|volume|drive|card|fabric|switch))?"
-    r" (?:broke|break|died|failed|went down|dropped|glitched|flaked)\b"
+    # "did the network between them break?": the link between the ranks named, checked as a guess
+    r"(?: between (?:them|those|these|the (?:ranks|nodes|gpus|two)"
+    r"|ranks? \d+(?:(?:,? and |, ?| & |-| )\d+)*))?"
+    r" (?:broke|break|died|failed|fail|went down|dropped|glitched|flaked)\b"
     # "ranks 1 2 3 … they also have disk problem?": the named ranks' own share of the cause
     r"|\b(?:they|those|these|ranks? \d+(?:(?:,? and |, ?| & |-| )\d+)*) (?:all |also |too |as well )*"
     r"(?:have|had|has|got|hit|see|saw)"
@@ -190,6 +194,8 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_triage.usual_noise, False),  # "usual nccl timeout noise, safe to ignore?": who they waited on
     (answer_fixordebug.fix_or_debug, False),  # "num_workers=0: a fix or just a debug step?": which, first
     (answer_whatif.what_if, False),  # "would a smaller batch have fixed it?": yes / no / can't tell
+    (answer_blame.order_claim, False),  # "did ranks 1-3 fail before rank 0?": no, who failed first
+    (answer_blame.blame_call, False),  # "is the barrier the bug?": no, where they waited and on whom
     (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
     (answer_premise.step_claim, False),  # "it died at step 9?": the last step any rank logged
     (answer_time_limit.sacct, False),  # "sacct cmd for this one pls": with this job's id

@@ -28,6 +28,14 @@ ASKS_FRAME = re.compile(
     r"\b(?:which|what|the|plus|and) (?:\w+ )?(?:frame|call ?site)s?(?: ?/ ?line| and line)?\b"
     r"|\bframe ?/ ?line\b"
 )
+#: a message whose premise is the other ranks' timeouts or deaths ("ranks 1-7 all logged NCCL watchdog
+#: timeouts at 03:18:20", "ranks 0, 1, 3 died at 03:24:06, ten minutes after the kill")
+PREMISE_TIMEOUTS = re.compile(
+    r"\bwatchdog (?:time ?outs?|errors?|lines?|fired)\b"
+    r"|\b(?:nccl|collective) (?:watchdog )?time ?outs?\b"
+    r"|\b(?:died|timed out|failed|crashed|exited|errored)(?: out)? at \d{1,2}:\d{2}\b"
+    r"|\b(?:ten|\d+) ?min(?:ute)?s? (?:after|later)\b"
+)
 #: a watchdog's work item and how long it ran
 _WORK = re.compile(
     r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)[^)]*?Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?"
@@ -44,16 +52,20 @@ def seq_sentence(c: Ctx) -> tuple[str, list[EvidenceLine]]:
     ran for 600012 ms against Timeout(ms)=600000, 600 s (10 min) after rank 0 failed at …" """
     ini = c.view.initiating
     groups: dict[tuple[str, str, str, str], list[tuple[int, EvidenceLine]]] = {}
+    stamps: dict[tuple[str, str, str, str], str] = {}
     for r in c.view.with_role("collateral"):
         line = _watchdog(c, r.rank)
         found = _WORK.search(line.text) if line is not None else None
         if line is None or found is None or r.first_time is None or r.borrowed:
             continue
-        key = (found.group(2), found.group(1), found.group(4) or "", r.first_time)
-        groups.setdefault(key, []).append((r.rank, line))
+        key = (found.group(2), found.group(1), found.group(4) or "", when(r.first_time))
+        groups.setdefault(key, []).append((r.rank, line))  # one sentence per second, not per stamp
+        stamps.setdefault(key, r.first_time)
     parts: list[str] = []
     shown: list[EvidenceLine] = []
-    for (op, seq, ran, stamp), rows in groups.items():
+    for key, rows in groups.items():
+        op, seq, ran, _ = key
+        stamp = stamps[key]
         found = _WORK.search(rows[0][1].text)
         assert found is not None
         ran_for = tf.SEQ_RAN.format(ran=ran, limit=found.group(3)) if ran else ""
@@ -107,4 +119,14 @@ def added(c: Ctx, text: str, got: Reply) -> Reply:
     return got
 
 
-__all__ = ["ASKS_FRAME", "ASKS_SEQ", "added"]
+def premised(c: Ctx, text: str, got: Reply) -> Reply:
+    """`got` with the collaterals' watchdog line when the message's premise is their timeouts or the
+    time they died: whether the cause is the fabric or the node, "why so late" and "how much did we
+    lose" all rest on which collective they sat in, for how long, and after whose failure."""
+    if not PREMISE_TIMEOUTS.search(text) or "seqnum" in said(got).replace(" ", ""):
+        return got
+    sentence, lines = seq_sentence(c)
+    return with_lead(got, sentence, lines) if sentence else got
+
+
+__all__ = ["ASKS_FRAME", "ASKS_SEQ", "PREMISE_TIMEOUTS", "added", "premised"]

@@ -32,8 +32,13 @@ ASKS_SIGNALLED = re.compile(
     # "which errored on their own vs got SIGTERM'd", "did torchrun SIGTERM the others or did they error out"
     r"|\b(?:which|who|what)\b[^?]{0,40}?\b(?:got |were |was )?(?:sigterm'?d|term'?d)\b"
     r"|\bdid (?:torchrun|the launcher|the agent|it) (?:sigterm|sig ?term|kill|terminate|stop)\b"
-    r"[^?]{0,90}?\bon (?:their|its) own\b"
+    r"[^?]{0,90}?\b(?:on (?:their|its) own|by (?:themselves|itself)|of (?:their|its) own accord)\b"
+    # "did torchrun SIGTERM anyone this time?": whether any rank got it
+    r"|\bdid (?:torchrun|the launcher|the agent) (?:sigterm|sig ?term)\w*"
+    r" (?:anyone|anybody|any\b|the (?:others|rest))"
 )
+#: asks when the ranks ended ("what codes and when?", "exit codes + times"): the summary's own times
+ASKS_WHEN = re.compile(r"\bwhen\b|\b(?:what|which) time\b|\btimes?\b(?! ?out)")
 #: "which ranks errored on their own", "did rank 3 error at all?", "r0 err??": whose error was its own
 ASKS_OWN_ERROR = re.compile(
     r"\b(?:err(?:or)?ed|error(?:ed)? out|threw|raised|failed|died|crashed) on (?:their|its) own\b"
@@ -84,11 +89,13 @@ def tally(c: Ctx, m: Match) -> Reply | None:
         shown += lines
     if ASKS_SIGNALLED.search(text) and exits:
         said, lines = signalled(exits)
-        parts.append(said)
+        parts.append(f"{said} {exit_times(exits)}".strip() if ASKS_WHEN.search(text) else said)
         shown += lines
     counted = [p for p in parts if p]
     if ASKS_EXITS.search(text) and exits and not ASKS_SIGNALLED.search(text):
         rows = answer_launcher.exit_codes(c)  # how each rank ended: the exit code's own answer
+        if ASKS_WHEN.search(text) and (times := exit_times(exits)):
+            rows = f"{rows} {times}"  # "exit codes and times?": the summary's own time of each
         return reply(
             "ranks_count" if counted else "rank_why", " ".join([*counted, rows]), [*shown, exits[0].line]
         )
@@ -158,6 +165,18 @@ def signalled(exits: list[LauncherExit]) -> tuple[str, list[EvidenceLine]]:
         own = "; ".join(answer_launcher.row(e) for e in rest)
         said += " " + tf.NOT_SIGTERMED.format(ranks=rl(e.rank for e in rest), rows=own)
     return said, [e.line for e in term[:1] + rest]
+
+
+def exit_times(exits: list[LauncherExit]) -> str:
+    """ "The launcher's summary times every exit at `2026-12-01_21:36:22`, as printed." (or each rank's
+    time when they differ); "" when the summary printed no time."""
+    timed = {e.rank: e.time for e in exits if e.time}
+    if not timed:
+        return ""
+    if len(set(timed.values())) == 1 and len(timed) == len(exits):
+        return tf.EXIT_TIMES_SAME.format(stamp=next(iter(timed.values())), ref=ref(exits[0].line))
+    rows = "; ".join(f"rank {r} at `{stamp}`" for r, stamp in timed.items())
+    return tf.EXIT_TIMES.format(rows=rows, ref=ref(exits[0].line))
 
 
 def _words(ranks: list[int]) -> str:

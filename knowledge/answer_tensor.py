@@ -23,6 +23,9 @@ ASKS_SIZE = re.compile(
     r"|collective|reduce_scatter|all_gather|broadcast)"
     r"|\b(?:tensor|message|buffer|payload) (?:size|shape|numel|length)\b|\bnumel\w*\b"
     r"|\bsize of the (?:tensor|message|buffer|allreduce|all_reduce|collective|payload)\b"
+    # "which collective were they stuck in, and how big was it?": the collective named, its size asked
+    r"|\b(?:collective|allreduce|all_reduce|all_gather|allgather|reduce_scatter|broadcast)\b[^?]{0,60}?"
+    r"\bhow (?:big|large) (?:was|is) (?:it|that|that one)\b"
 )
 _WORK = re.compile(r"SeqNum=(\d+), OpType=(\w+), NumelIn=(\d+), NumelOut=(\d+)")
 #: bytes per element of the usual training dtypes, for the size the line cannot give in bytes

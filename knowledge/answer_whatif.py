@@ -57,8 +57,8 @@ TIMEOUT_Q = re.compile(
     r"\b(?:rais\w*|bump\w*|increas\w*|doubl\w*|longer|higher|extend\w*|lift\w*)\b.{0,25}\btime ?outs?\b"
     r"|\btime ?outs?\b.{0,15}\b(?:higher|longer|raised|bumped|increased|doubled)\b"
     # "timeout is 10s. if i set 30min does this pass?": a longer value put for the same timeout
-    r"|\btime ?outs?\b.{0,80}\b(?:set|make|use|give|try|put)\b (?:it )?(?:to )?"
-    r"\d+ ?(?:min\w*|h|hrs?|hours?)\b"
+    r"|\btime ?outs?\b.{0,80}\b(?:set|make|use|give|try|put|rais\w*|bump\w*|increas\w*|push\w*|extend\w*"
+    r"|up|chang\w*)\b (?:it |that |this )?(?:to |up to )?\d+ ?(?:min\w*|h|hrs?|hours?)\b"
 )
 AGAIN_Q = re.compile(
     r"\b(?:re-?queue\w*|re-?submit\w*|re-?launch\w*|re-?run\w*|restart\w*|retry\w*|submit\w*)\b.{0,60}"

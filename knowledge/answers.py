@@ -101,6 +101,9 @@ class Answerer:
         actually say No space left on device?") is told first whether a kept line says it, and what
         the failing rank printed instead: the rest of the message may not repeat the doubt's words."""
         got = answer_wallclock.with_run(self.ctx, self.matcher.text(question), self._answer(question))
+        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        whole = self.matcher.match(self.matcher.text(question), nodes)
+        got = answer_figures.whole_message(self.ctx, whole, got)  # "and how big was it?", "numbers pls"
         said, shown = answer_doubt_said.named(self.ctx, self.matcher.text(question))
         if not said or said.lower() in answer_asks.said(got):
             return got

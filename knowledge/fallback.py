@@ -24,7 +24,8 @@ from knowledge.schema import Entry
 from knowledge.signals import ActorKey, Job, job_year
 
 # `[rank3]: `, `[default0]:`, srun's `3: ` and similar labels a launcher puts before a line
-_LABELS = r"^[ \t]*(?:\[[^\]\n]{1,40}\]:? ?|[0-9]{1,5}: )*[ \t*_>`]*"  # and Markdown a pasted log keeps
+# (Open MPI's `--tag-output` adds the stream: `[1,3]<stderr>:`, SageMaker's `[1,mpirank:3,algo-2]<stderr>:`)
+_LABELS = r"^[ \t]*(?:\[[^\]\n]{1,40}\](?:<std[a-z]{3,4}>)?:? ?|[0-9]{1,5}: )*[ \t*_>`]*"  # and Markdown
 _TRACEBACK = re.compile(_LABELS + r"Traceback \(most recent call last\):")
 # CPython's last traceback line: `pkg.mod.SomeError: message` (Lib/traceback.py format_exception_only);
 # TF1's session wrapper prints `InternalError (see above for traceback): message`

@@ -1,7 +1,9 @@
-"""A label a multiplexing tool puts before every line: `docker compose logs`, `kubectl logs --prefix`, stern.
+"""A label a multiplexing tool puts before every line: `docker compose logs`, `kubectl logs --prefix`,
+stern, and pdsh (DeepSpeed's multi-node launcher: `worker-1: …`).
 
 `docker compose logs` prints `trainer-1  | Traceback (most recent call last):`, `kubectl logs --prefix`
-prints `[pod/llama-worker-0/pytorch] …` and stern prints `llama-worker-0 pytorch …`. Read as they are,
+prints `[pod/llama-worker-0/pytorch] …`, stern prints `llama-worker-0 pytorch …` and pdsh, which
+DeepSpeed's launcher runs on every node of a multi-node job, prints `worker-1: [rank9]: …`. Read as they are,
 no line of such a log starts where a signature's anchor expects it, and a traceback's frames do not
 look like frames. These labels are per-source constants (one service, pod or container per line), not
 part of what the job printed, so the source is rewritten without them before the scan, streaming (a
@@ -9,7 +11,8 @@ log can be gigabytes, so it is never held whole), the way knowledge/dockerlog.py
 
 The form is recognised from the source's first lines only when nearly all of them carry it: a label
 that appears on a few lines is text, and a log that merely starts with two words is not a stern log
-(stern's labels must also be few, recurring, and look like Kubernetes names).
+(stern's labels must also be few, recurring, and look like Kubernetes names; pdsh's must be few host
+names, and only the hosts recognised are stripped, so `RuntimeError: …` is never taken for a host).
 """
 
 from __future__ import annotations
@@ -47,6 +50,15 @@ _STERN = re.compile(
 
 #: the end of a pod's name: a replica index or the random suffix of a ReplicaSet or a Job's pod
 _POD = re.compile(rb"-(?:[0-9]{1,5}|[a-z0-9]{5})$")
+#: pdsh's `<host>: ` (DeepSpeed's launcher prints its own lines unlabelled before the nodes' output)
+_PDSH = re.compile(rb"^" + _COLOUR + rb"([A-Za-z0-9][A-Za-z0-9._-]{0,62}): ")
+#: a host name as clusters write them: lower case, with a digit, a hyphen or a dot (`worker-1`,
+#: `node003`, `10.0.0.7`), or localhost; srun's bare rank numbers (`3: `), words and exceptions
+#: (`RuntimeError: `, `safetensors_rust.SafetensorError: `, `INFO: `) and `rank0: ` are not hosts
+_HOST = re.compile(rb"(?=[a-z0-9.-]*[0-9.-])(?![0-9]+$)(?!rank[0-9]+$)[a-z0-9][a-z0-9.-]*$|localhost$")
+MAX_PDSH_HOSTS = 64
+#: how many unlabelled lines the launcher may print before the nodes' output starts
+MAX_PREAMBLE = 12
 
 
 def strip(source: LogSource) -> LogSource:
@@ -88,12 +100,32 @@ def recognise(text: bytes) -> re.Pattern[bytes] | None:
     for form in (_COMPOSE, _KUBECTL):
         if sum(1 for ln in sample if form.match(ln)) >= need:
             return form
+    if (hosts := _pdsh_hosts(sample)) is not None:
+        names = b"|".join(re.escape(h) for h in sorted(hosts, key=len, reverse=True))
+        return re.compile(rb"^" + _COLOUR + rb"(?:" + names + rb"): ")
     labels = Counter(m.group(1, 2) for ln in sample if (m := _STERN.match(ln)) is not None)
     if len(sample) < MIN_STERN_LINES and not (len(labels) == 1 and _POD.search(next(iter(labels))[0])):
         return None  # a short excerpt: one label throughout, named like a pod (`…-worker-0`, `…-7d9f8`)
     if labels and sum(labels.values()) >= need and len(labels) <= MAX_STERN_LABELS:
         return _STERN
     return None
+
+
+def _pdsh_hosts(sample: list[bytes]) -> set[bytes] | None:
+    """The hosts of pdsh's labels, when nearly every line from the first labelled one on carries one
+    of a few host names (the launcher's own preamble before it is unlabelled), else None."""
+    found = [m.group(1) if (m := _PDSH.match(ln)) and _HOST.match(m.group(1)) else None for ln in sample]
+    first = next((i for i, h in enumerate(found) if h is not None), None)
+    if first is None or first > MAX_PREAMBLE:
+        return None
+    rest = found[first:]
+    hosts = Counter(h for h in rest if h is not None)
+    labelled = sum(hosts.values())
+    if len(hosts) > MAX_PDSH_HOSTS or labelled < SHARE * len(rest):
+        return None
+    if labelled < MIN_STERN_LINES and (first > 0 or len(hosts) != 1 or labelled < len(sample)):
+        return None  # a short excerpt must carry one host on every line
+    return set(hosts)
 
 
 def unlabel(chunks: Iterable[bytes], label: re.Pattern[bytes]) -> Iterator[bytes]:

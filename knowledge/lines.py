@@ -66,8 +66,11 @@ _TORCHRUN = re.compile(r"^\s*\[default(\d{1,5})\]:")
 _DETERMINED = re.compile(r"\] [0-9a-f]{8} \[rank=(\d{1,6})\] \|\| ")
 _RANK_PREFIX = re.compile(r"\[rank:? ?(\d{1,6})\]:?")  # `[rank3]:`, Lightning's `[rank: 3]`
 _SRUN_LABEL = re.compile(r"^\s{0,8}(\d{1,6}): ")  # srun pads to the widest label; a paste may indent
-#: Open MPI's `--tag-output` (horovodrun's default): `[1,3]<stderr>:` is job 1's rank 3
-_MPI_TAG = re.compile(r"^\s*\[\d{1,9},(\d{1,6})\]<(?:stdout|stderr|stddiag)>:")
+#: Open MPI's `--tag-output` (horovodrun's default): `[1,3]<stderr>:` is job 1's rank 3; SageMaker's
+#: MPI launcher adds the rank's name and host: `[1,mpirank:3,algo-2]<stderr>:`
+_MPI_TAG = re.compile(
+    r"^\s*\[\d{1,9},(?:mpirank:)?(\d{1,6})(?:,[A-Za-z0-9_.-]{1,63})?\]<(?:stdout|stderr|stddiag)>:"
+)
 _BRACKET_RANK = re.compile(r"\[(?:[^\[\]]{0,60}\s)?Rank\s?(\d{1,6})\]")
 _LEAD_RANK = re.compile(r"^\s*(?:global\s+)?rank[\s:=]+(\d{1,6})\b", re.IGNORECASE)
 _NCCL_DEV = re.compile(r"^\s*(?:\S+:\d+:\d+ )?\[(\d{1,3})\] (?:\S+ )?NCCL ")
@@ -106,6 +109,10 @@ _DELIVERY = re.compile(
     r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})?\]? "
     r"(?:std(?:out|err) [FP] )?"
     r"(?:[0-9a-f]{8} (?:\[rank=[0-9]{1,6}\] )?\|\| )?"  # Determined: container id, the process's rank
+    # a task runner's logger relaying the job's lines: Airflow, Python logging (`… - name - INFO - `)
+    r"|\[[0-9]{4}-[0-9]{2}-[0-9]{2},? [0-9:]{8}(?:[.,][0-9]{1,9})?(?: [A-Z]{2,5}|[+-][0-9:]{4,5})?\] "
+    r"\{[^}\n]{1,80}\} [A-Z]{4,8} - "
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}[.,][0-9]{3} - [A-Za-z0-9_.]{1,60} - [A-Z]{4,8} - "
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9:]{8}(?:[.,][0-9]{1,9})? "
     r"(?:[A-Za-z0-9_.-]+ [^ :]+: )?"  # syslog's host and program, or moreutils' `ts` stamp alone
     r"|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})? "  # a time of day alone

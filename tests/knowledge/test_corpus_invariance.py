@@ -2,9 +2,10 @@
 
 Real logs reach Denpex with Windows line ends, ANSI colours (rich, loguru, colorlog), a timestamp on
 every line (`kubectl logs --timestamps`, Loki, CloudWatch exports), or a launcher's rank label on every
-line (srun `--label`, torchrun `--tee`), behind a Ray worker's `(Actor pid=…)` or a multiplexer's label
-(`docker compose logs`, `kubectl logs --prefix`, stern), or pasted into an issue as a Markdown quote or
-an indented block. Each corpus case is rewritten each way and must keep the
+line (srun `--label`, torchrun `--tee`, Open MPI's `--tag-output`, SageMaker's MPI launcher), behind a
+Ray worker's `(Actor pid=…)`, a multiplexer's label (`docker compose logs`, `kubectl logs --prefix`,
+stern, pdsh), a task runner's logger (Airflow, Python logging), or pasted into an issue as a Markdown
+quote or an indented block. Each corpus case is rewritten each way and must keep the
 category and initiating rank it gets as written: a rule that only holds at the start of a bare line is a
 rule fitted to a file.
 """
@@ -43,6 +44,10 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "compose": _each_line("trainer-1  | "),
     "kubectl-prefix": _each_line("[pod/llama-pytorchjob-worker-0/pytorch] "),
     "stern": _each_line("llama-pytorchjob-worker-0 pytorch "),
+    # pdsh, which DeepSpeed's multi-node launcher runs, labels every line with the node's host name
+    "pdsh": _each_line("gpu-node-01: "),
+    # a task runner relaying the job's output through Python logging
+    "python-logging-relay": _each_line("2024-05-01 10:00:00,123 - launcher - INFO - "),
 }
 #: the kernel log keeps its own format: the rewrites are of what a training process prints
 _KERNEL = re.compile(r"\.dmesg$|kern|kmsg")
@@ -110,6 +115,8 @@ STAMPS: dict[str, Callable[[str], str]] = {
     "determined": _each_line("[2024-03-15T16:29:06.552162Z] 5c902731 || "),
     "skypilot-head": _each_line("(head, rank=0, pid=17894) "),
     "skypilot-worker": _each_line("(worker1, rank=1, pid=15406, ip=10.164.0.57) "),
+    # Airflow's task log around a training command's output (BashOperator, SubprocessHook)
+    "airflow": _each_line("[2024-05-01, 10:00:00 UTC] {subprocess.py:93} INFO - "),
 }
 
 
@@ -126,3 +133,25 @@ def test_corpus_diagnosis_survives_a_stamp_without_a_year_or_a_platforms_label(
     when it measures line widths: 3, 3, 1 and 0, 1, 1."""
     changed, cases = _changed(engine, tmp_path, STAMPS[rewrite])
     assert len(changed) <= cases * 2 // 100, changed
+
+
+#: a launcher's label naming the rank on every line: the rank it names may become the initiating rank
+#: (that is what the label says), but the category must stay
+RANK_LABELS: dict[str, Callable[[str], str]] = {
+    "srun": _each_line("3: "),
+    "mpi-tag-output": _each_line("[1,3]<stderr>:"),
+    "sagemaker-mpi": _each_line("[1,mpirank:3,algo-2]<stderr>:"),
+}
+
+
+@pytest.mark.parametrize("rewrite", sorted(RANK_LABELS))
+def test_corpus_category_survives_a_launchers_rank_label(
+    engine: Engine, tmp_path: Path, rewrite: str
+) -> None:
+    """One rank's label on every line of a case that had several ranks' lines changes which ranks the
+    engine sees, and with them a few rank-dependent readings: at most 1 % of the categories may change.
+    Measured on 575 cases: 4 under each, and 38 under Open MPI's and SageMaker's tags before the
+    label groups of knowledge/fallback.py and the entries accepted the `<stderr>` after the bracket."""
+    changed, cases = _changed(engine, tmp_path, RANK_LABELS[rewrite])
+    categories = [c for c in changed if c.split(": (")[1].split(",")[0] != c.split("-> (")[1].split(",")[0]]
+    assert len(categories) <= cases // 100, categories

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
+from knowledge.labels import recognise
 from tests.knowledge.engine_support import write_log as _log
 
 Run = Callable[[Path], Diagnosis]
@@ -105,3 +106,51 @@ def test_a_port_taken_by_torchruns_agent_names_no_rank(diagnose_dir: Run, tmp_pa
     d = diagnose_dir(_log(tmp_path, log))
     assert d.category == "rendezvous_failure"
     assert d.initiating.rank is None
+
+
+def test_pdsh_host_labels_after_deepspeeds_own_lines_are_recognised() -> None:
+    """DeepSpeed's launcher prints its own lines, then pdsh relays every node's output behind its host."""
+    head = (
+        b"[2024-03-01 10:00:00,100] [INFO] [runner.py:463:main] Using IP address of 10.0.0.1 for node worker-0\n"
+        b"[2024-03-01 10:00:00,101] [INFO] [multinode_runner.py:72:get_cmd] Running on the following workers: worker-0,worker-1\n"
+        b"worker-0: [2024-03-01 10:00:02,000] [INFO] [launch.py:146:main] WORLD INFO DICT: {'worker-0': [0, 1], 'worker-1': [0, 1]}\n"
+        b"worker-1: [2024-03-01 10:00:02,010] [INFO] [launch.py:146:main] WORLD INFO DICT: {'worker-0': [0, 1], 'worker-1': [0, 1]}\n"
+        b"worker-0: [2024-03-01 10:00:03,000] [INFO] [launch.py:256:main] process 4242 spawned with command: [...]\n"
+        b"worker-1: [2024-03-01 10:00:03,010] [INFO] [launch.py:256:main] process 4343 spawned with command: [...]\n"
+        b"worker-0: Traceback (most recent call last):\n"
+    )
+    label = recognise(head)
+    assert label is not None
+    assert label.sub(b"", b"worker-1: [rank3]: x") == b"[rank3]: x"
+    assert label.sub(b"", b"RuntimeError: boom") == b"RuntimeError: boom"
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        # an exception's module-qualified name is not a host
+        b'Traceback (most recent call last):\n  File "a.py", line 1, in f\n    g()\nsafetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge\n',
+        # srun's rank labels are numbers, and words before a colon are text
+        b"0: a\n1: b\n0: c\n1: d\n0: e\n1: f\n",
+        b"INFO: a\nINFO: b\nWARNING: c\nINFO: d\nINFO: e\nINFO: f\n",
+    ],
+)
+def test_what_only_looks_like_a_pdsh_label_is_left_alone(head: bytes) -> None:
+    assert recognise(head) is None
+
+
+def test_an_exception_relayed_by_airflow_is_read_as_the_job_printed_it(
+    diagnose_dir: Run, tmp_path: Path
+) -> None:
+    relay = "[2024-05-01, 10:00:00 UTC] {subprocess.py:93} INFO - "
+    log = "".join(
+        relay + line + "\n"
+        for line in (
+            "Traceback (most recent call last):",
+            '  File "train.py", line 3, in <module>',
+            "    import flash_attn",
+            "ModuleNotFoundError: No module named 'flash_attn'",
+        )
+    )
+    d = diagnose_dir(_log(tmp_path, log))
+    assert d.category == "env_version_mismatch"

@@ -42,6 +42,8 @@ from tests.slack.test_followups_round18a import CASES as ROUND18A
 from tests.slack.test_followups_round18b import CASES as ROUND18B
 from tests.slack.test_followups_round19a import CASES as ROUND19A
 from tests.slack.test_followups_round19b import CASES as ROUND19B
+from tests.slack.test_followups_round20a import CASES as ROUND20A
+from tests.slack.test_followups_round20b import CASES as ROUND20B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -75,6 +77,8 @@ FACTS = (
     + ROUND18B
     + ROUND19A
     + ROUND19B
+    + ROUND20A
+    + ROUND20B
     + LEVERS
 )
 

@@ -94,6 +94,10 @@ LOST_SAVED = (
     "The last save the logs show is `{name}` ({save_ref}); the run reached step {step}{total} (rank "
     "{rank}, {ref}), so the steps after that save are lost, and a restart resumes from it."
 )
+#: when the first rank failed, after the last step's line: the wall time a restart re-runs too
+LOST_FAILED_AT = "Rank {rank} failed{at}{after}."
+LOST_AFTER_STEP = ", {gap} after that step's line"
+LOST_NOT_FINISHED = "The save did not finish on rank {rank}: it failed while writing it."
 LOST_NO_STEP = "No step number is logged, so the logs can't say how much was lost; {saved}"
 LOST_NO_STEP_SAVED = "the last save they show is `{name}` ({save_ref})."
 LOST_NO_STEP_NONE = "they show no checkpoint save either."
@@ -336,8 +340,11 @@ SIGTERMED = (
     "did not fail by themselves."
 )
 NOT_SIGTERMED = "Rank(s) {ranks} exited on their own: {rows}."
+#: the launcher's failure summary's own `time :` fields, as printed
+EXIT_TIMES_SAME = "The launcher's summary times every exit at `{stamp}`, as printed ({ref})."
+EXIT_TIMES = "The launcher's summary times the exits: {rows}, as printed ({ref})."
 NO_SIGTERM = (
-    "None: no rank got SIGTERM (no exitcode -15) — all {n} exited with a code of their own, so each "
+    "None: no rank got SIGTERM (no exit code of -15) — all {n} exited with a code of their own, so each "
     "failed by itself before the launcher stopped anything. The launcher's failure summary ({ref}): {rows}."
 )
 

@@ -13,6 +13,10 @@ WAITED = (
 )
 #: from the failed rank's failure to the others' watchdog, when both are logged
 WAITED_SPAN = " (from rank {ini}'s failure{ini_at} to their timeout{coll_at})"
+#: how far the run had got, from its last progress line ("step 2000/6000"), beside the GPU time
+PROGRESS = (
+    "The last progress line logged is step {step}/{total} (rank {rank}, {ref}): what that GPU time bought."
+)
 #: the whole run as GPU time: ranks × first to last log line
 RAN = (
     "The whole run: {n} ranks × {span} ({start} to {end}, first to last log line) ≈ {gpu_min:.0f} "

@@ -279,7 +279,7 @@ def oom_reserved(torch: str, reserved: str, covers: bool) -> str:
 
 def oom_kill_figures(victim: str, pid: int, process: str, rss: str, node: str | None = None) -> str:
     on = f" on {node}" if node else ""
-    return f"The kernel OOM killer{on} killed {victim}pid {pid} ({process}){rss}."
+    return f"The kernel OOM killer{on} killed (SIGKILL, signal 9) {victim}pid {pid} ({process}){rss}."
 
 
 def no_memory_figures(what: str) -> str:

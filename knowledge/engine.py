@@ -27,6 +27,7 @@ from knowledge import (
     dockerlog,
     flightrec,
     jobfacts,
+    jsonlog,
     labels,
     parallel,
     report,
@@ -129,8 +130,11 @@ class Engine:
         the same."""
         t0 = time.perf_counter()
         sources, dumps = flightrec.split_sources(sources)  # collective traces: not log lines
-        # Docker's json-file records decoded; a pasted log cut at 80 columns, joined
-        sources = [complete(unwrap.rejoin(labels.strip(dockerlog.decode(s)))) for s in sources]
+        # Docker's json-file records and log platforms' JSON exports decoded; a multiplexer's label
+        # stripped; a pasted log cut at 80 columns, joined
+        sources = [
+            complete(unwrap.rejoin(labels.strip(jsonlog.decode(dockerlog.decode(s))))) for s in sources
+        ]
         scans = parallel.scan_all(self.scanner, sources, 2000, jobs, progress)
         done = sum(s.bytes for s in scans)
         job = build_job(scans, self.patterns, self.entries, self.xids)

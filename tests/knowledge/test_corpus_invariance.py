@@ -4,14 +4,17 @@ Real logs reach Denpex with Windows line ends, ANSI colours (rich, loguru, color
 every line (`kubectl logs --timestamps`, Loki, CloudWatch exports), or a launcher's rank label on every
 line (srun `--label`, torchrun `--tee`, Open MPI's `--tag-output`, SageMaker's MPI launcher), behind a
 Ray worker's `(Actor pid=…)`, a multiplexer's label (`docker compose logs`, `kubectl logs --prefix`,
-stern, pdsh), a task runner's logger (Airflow, Python logging), or pasted into an issue as a Markdown
-quote or an indented block. Each corpus case is rewritten each way and must keep the
+stern, pdsh), a task runner's logger (Airflow, Python logging), exported as JSON lines (Cloud
+Logging, journald; before knowledge/jsonlog.py 104 of 571 categories changed under them), or pasted
+into an issue as a Markdown quote or an indented block. Each corpus case is rewritten each way and
+must keep the
 category and initiating rank it gets as written: a rule that only holds at the start of a bare line is a
 rule fitted to a file.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from collections.abc import Callable
@@ -27,6 +30,11 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 
 def _each_line(prefix: str, suffix: str = "") -> Callable[[str], str]:
     return lambda text: "\n".join(f"{prefix}{line}{suffix}" if line else line for line in text.split("\n"))
+
+
+def _json_lines(make: Callable[[str], dict[str, object]]) -> Callable[[str], str]:
+    """Each line as the record a log platform exports for it."""
+    return lambda text: "\n".join(json.dumps(make(line)) for line in text.split("\n") if line) + "\n"
 
 
 REWRITES: dict[str, Callable[[str], str]] = {
@@ -48,6 +56,18 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "pdsh": _each_line("gpu-node-01: "),
     # a task runner relaying the job's output through Python logging
     "python-logging-relay": _each_line("2024-05-01 10:00:00,123 - launcher - INFO - "),
+    # exported from a log platform as JSON lines: Cloud Logging, `journalctl -o json`
+    "cloud-logging-export": _json_lines(
+        lambda line: {
+            "insertId": "a1",
+            "severity": "ERROR",
+            "textPayload": line + "\n",
+            "timestamp": "2024-05-01T10:00:00.5Z",
+        }
+    ),
+    "journald-json": _json_lines(
+        lambda line: {"__REALTIME_TIMESTAMP": "1714557600123456", "_HOSTNAME": "gpu-07", "MESSAGE": line}
+    ),
 }
 #: the kernel log keeps its own format: the rewrites are of what a training process prints
 _KERNEL = re.compile(r"\.dmesg$|kern|kmsg")

@@ -29,6 +29,7 @@ from knowledge import (
     jobfacts,
     jsonlog,
     labels,
+    order,
     parallel,
     report,
     unwrap,
@@ -130,11 +131,7 @@ class Engine:
         the same."""
         t0 = time.perf_counter()
         sources, dumps = flightrec.split_sources(sources)  # collective traces: not log lines
-        # Docker's json-file records and log platforms' JSON exports decoded; a multiplexer's label
-        # stripped; a pasted log cut at 80 columns, joined
-        sources = [
-            complete(unwrap.rejoin(labels.strip(jsonlog.decode(dockerlog.decode(s))))) for s in sources
-        ]
+        sources = [_prepared(s) for s in sources]
         scans = parallel.scan_all(self.scanner, sources, 2000, jobs, progress)
         done = sum(s.bytes for s in scans)
         job = build_job(scans, self.patterns, self.entries, self.xids)
@@ -236,3 +233,11 @@ def _fallback_entry(entries: Sequence[Entry]) -> Entry | None:
     """
     pool = sorted((e for e in entries if FALLBACK_TAG in e.tags), key=lambda e: (-e.priority, e.id))
     return pool[0] if pool else None
+
+
+def _prepared(source: LogSource) -> LogSource:
+    """The source as its job wrote it: Docker's json-file records and log platforms' JSON exports
+    decoded, a multiplexer's label stripped, a copy listed newest first put back in order, a pasted
+    log cut at 80 columns joined; its kind, rank and node filled in from its name."""
+    decoded = jsonlog.decode(dockerlog.decode(source))
+    return complete(unwrap.rejoin(order.restore(labels.strip(decoded))))

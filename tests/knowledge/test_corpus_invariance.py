@@ -175,3 +175,17 @@ def test_corpus_category_survives_a_launchers_rank_label(
     changed, cases = _changed(engine, tmp_path, RANK_LABELS[rewrite])
     categories = [c for c in changed if c.split(": (")[1].split(",")[0] != c.split("-> (")[1].split(",")[0]]
     assert len(categories) <= cases // 100, categories
+
+
+def _newest_first(text: str) -> str:
+    """A log search UI's order (Grafana, Kibana, CloudWatch): the newest line first."""
+    return "\n".join(reversed(text.rstrip("\n").split("\n"))) + "\n"
+
+
+def test_corpus_diagnosis_survives_a_copy_listed_newest_first(engine: Engine, tmp_path: Path) -> None:
+    """A copy from a log UI lists the newest line first; knowledge/order.py puts it back when the
+    tracebacks stand upside down or the clocks fall. A short excerpt with neither (`Summoning
+    checkpoint.` under `Killed`) cannot be told from one written that way: at most 5 % may change.
+    Measured on 575 cases: 24 change (18 categories), and 43 (30) did before the order was restored."""
+    changed, cases = _changed(engine, tmp_path, _newest_first)
+    assert len(changed) <= cases * 5 // 100, changed

@@ -152,13 +152,21 @@ ORDER_Q = re.compile(
     r"|dead)"
     r"\w*(?: \w+){0,2}? (?:before|earlier than|ahead of) rank (?P<obj>\d+)\b"
 )
+#: the same claim put as a possibility: "couldn't one of them have failed first and broken rank 0's save?"
+ORDER_FIRST_Q = re.compile(
+    r"\b(?:could(?:n\x27?t| not)?|might(?:n\x27?t)?|may|did|didn\x27?t|wasn\x27?t|was) (?:it )?"
+    r"(?P<subj>(?:one|any|some|either) of (?:them|those|these|the (?:others|rest|other ranks))|they|those"
+    r"|the (?:others|rest|other ranks)|ranks? \d+(?:(?:,? and |, ?| & |-| )\d+)*)"
+    r" (?:have |has )?(?:\w+ )?(?:fail|die|died|crash|error|go(?:ne)? down|went down|break|broke|blow"
+    r"|time|exit|stop|dead)\w*(?: out)? first\b[^?]{0,60}?\brank ?(?P<obj>\d+)\b"
+)
 
 
 def order_claim(c: Ctx, m: Match) -> Reply | None:
     """ "Did ranks 1-3 fail before rank 0?": no or yes, from which rank failed first (its failure and
     line) and when the ranks named failed after it; None when the logs name no first rank."""
     ini = c.view.initiating
-    asked = ORDER_Q.search(m.text)
+    asked = ORDER_Q.search(m.text) or ORDER_FIRST_Q.search(m.text)
     if ini is None or asked is None or answer_code.desync_note(c):
         return None  # a desync: every rank waits in its own collective, no order to check
     obj = int(asked.group("obj"))
@@ -203,4 +211,4 @@ def _role(c: Ctx, ini: RankView, named: list[RankView]) -> str:
     return tb.ORDER_COLLATERAL.format(rank=ini.rank, they="they" if len(named) > 1 else "it")
 
 
-__all__ = ["BLAME_Q", "ORDER_Q", "blame_call", "order_claim"]
+__all__ = ["BLAME_Q", "ORDER_FIRST_Q", "ORDER_Q", "blame_call", "order_claim"]

@@ -14,10 +14,11 @@ from dataclasses import replace
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
+from denpex.core.texts import followups_figures as tx
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
-from knowledge import answer_code, answer_evidence, answer_job, answer_launcher, answer_silent
+from knowledge import answer_code, answer_doubt, answer_evidence, answer_job, answer_launcher, answer_silent
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import watchdog
@@ -109,8 +110,9 @@ def guess(c: Ctx, m: Match) -> Reply | None:
         echo = f"{echo} {desync}".strip()
     if name == "the network":
         echo = f"{echo} {_network_facts(c, ini.rank)}".strip()
+    tie, tied = answer_doubt.pid_tie(c)  # a kernel kill: the pid that ties it to the rank, the proof
     lead = tf.GUESS_NO.format(name=name, rank=ini.rank, what=what, echo=echo)
-    return reply("alternatives", lead.strip(), c.view.key_line())
+    return reply("alternatives", f"{lead.strip()} {tie}".strip(), [*c.view.key_line(), *tied])
 
 
 def _network_facts(c: Ctx, rank: int) -> str:
@@ -258,7 +260,27 @@ def backend(c: Ctx, m: Match) -> Reply | None:
     if (found := backend_of(c)) is None:
         return reply("backend", tf.BACKEND_UNKNOWN)
     name, ln = found
-    return reply("backend", tf.BACKEND_IS.format(name=name, ref=ref(ln), what=tf.BACKEND_WORDS[name]), [ln])
+    lead = tf.BACKEND_IS.format(name=name, ref=ref(ln), what=tf.BACKEND_WORDS[name])
+    said, shown = _nccl_tag(c) if name == "gloo" else ("", [])
+    return reply("backend", f"{lead} {said}".strip(), [ln, *shown])
+
+
+def _nccl_tag(c: Ctx) -> tuple[str, list[EvidenceLine]]:
+    """On gloo, the ranks the table tags `nccl_*`: the tag is a kind of failure, and the first rank
+    (the one to blame) is another, named with its own line."""
+    ini = c.view.initiating
+    tagged = [r for r in c.view.with_role("collateral") if "nccl" in (r.category or "")]
+    if ini is None or ini.first_line is None or not tagged:
+        return "", []
+    said = tx.BACKEND_TAG.format(
+        category=tagged[0].category,
+        many="s" if len(tagged) > 1 else "",
+        ranks=rl(tagged),
+        ini=ini.rank,
+        what=t.category_words(ini.category or c.view.category),
+        ref=ref(ini.first_line),
+    )
+    return said, [ini.first_line]
 
 
 _CULPRIT_Q = re.compile(
@@ -277,6 +299,10 @@ _BARE_RANKS = re.compile(
 #: the launcher's summary is what the reader quotes ("torchrun says root cause is rank 0")
 _LAUNCHER_SAID = re.compile(r"\b(?:torchrun|launcher|elastic|summary|failure table|first observed)\b")
 _WHICH_OF = re.compile(r"\bwhich (?:one|of (?:them|the two|those|these|both))\b")
+#: a credential the reader saw in a log: the ask is about it (the secrets answer), not about a rank
+_CREDENTIAL = re.compile(
+    r"\b(?:(?:hf|api|access|auth)[_ ]?(?:tokens?|keys?)|creds?|credentials?|passwords?)\b"
+)
 
 
 def culprit_verdict(c: Ctx, m: Match) -> str:
@@ -284,8 +310,8 @@ def culprit_verdict(c: Ctx, m: Match) -> str:
     launcher's "root cause" quoted against it also gets why the launcher named another rank."""
     ini = c.view.initiating
     named = _culprit_ranks(m)
-    if not named or ini is None or not _CULPRIT_Q.search(m.text):
-        return ""
+    if not named or ini is None or not _CULPRIT_Q.search(m.text) or _CREDENTIAL.search(m.text):
+        return ""  # "HF token printed in rank5 log, is it problem?": "it" is the token, not the rank
     if len(named) > 1 and m.rank is None:  # "0 and 2 say Connection reset, are they the root cause"
         return _several(c, named, ini.rank)
     role = c.view.ranks.get(named[0])

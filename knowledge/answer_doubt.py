@@ -24,6 +24,9 @@ DOUBT = re.compile(
     r"\bhow (?:do|did|can|could|would) (?:you|u) (?:\w+ )?"
     r"(?:know|tell|pin|blame|be sure|say|conclude|claim)\b"
     r"|\bwhy (?:do (?:you|u) )?(?:blame|pin|pick|single out)\b|\bpin (?:it|this|that) on\b"
+    # "why do you name rank 2 as initiating?", "why did you call rank 5 the culprit?"
+    r"|\bwhy (?:do|did|would) (?:you|u|denpex|the bot) (?:name|call|say|flag|mark|label|choose|finger"
+    r"|point (?:at|to)|think|list|have)\b"
     r"|\bwhich (?:one )?is it\b|\bcontradict\w*\b|\bwhat (?:ties|links|maps)\b"
     # "the traceback is from rank0 though, why is the initiating rank 2?": the verdict's rank doubted
     r"|\bwhy (?:is|was|'s) (?:the )?(?:initiating|culprit|first|failing|root[- ]cause|blamed|guilty)"
@@ -52,7 +55,7 @@ def evidence(c: Ctx, text: str, which: bool = True) -> tuple[str, list[EvidenceL
         return "", []
     out: list[str] = []
     lines: list[EvidenceLine] = []
-    for said, shown in (_pid_tie(c, pids), _waiters(c)):
+    for said, shown in (pid_tie(c, pids), _waiters(c)):
         if said:
             out.append(said)
             lines += shown
@@ -68,8 +71,10 @@ def _pool(c: Ctx) -> list[EvidenceLine]:
     return c.view.evidence + node_lines + [ln for tl in c.d.tails for ln in tl.lines]
 
 
-def _pid_tie(c: Ctx, asked: set[str]) -> tuple[str, list[EvidenceLine]]:
-    """The OOM killer's victim pid and the launcher's line that gives that pid's local rank."""
+def pid_tie(c: Ctx, asked: set[str] | None = None) -> tuple[str, list[EvidenceLine]]:
+    """The OOM killer's victim pid and the launcher's line that gives that pid's local rank: what ties
+    a kernel kill (no traceback of the rank's own) to the rank the verdict names."""
+    asked = asked or set()
     ini = c.view.initiating
     pool = _pool(c)
     for kill in pool:

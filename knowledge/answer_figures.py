@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from knowledge import (
+    answer_challenged,
     answer_evidence,
     answer_memory,
     answer_more,
@@ -33,6 +34,8 @@ def added(c: Ctx, m: Match, got: Reply) -> Reply:
 #: asks for the figures themselves ("numbers pls", "what were the figures", "how full was it")
 _ASKS_NUMBERS = re.compile(
     r"\b(?:numbers|figures|nums)\b|\bhow full\b|\b(?:just|simply|only) (?:full|out of (?:memory|mem))\b"
+    # "it only had ~1 GB free. drain it?": a figure of the error's put as the premise
+    r"|\b\d+(?:\.\d+)? ?(?:gb|gib|mb|mib|g)\b[^?.]{0,12}\b(?:free|left|available|short)\b"
 )
 
 
@@ -43,6 +46,7 @@ def whole_message(c: Ctx, m: Match, got: Reply) -> Reply:
     Each is added once, when `got` does not already say it."""
     got = answer_tensor.with_size(c, m.text, got)
     got = answer_seqframe.premised(c, m.text, got)
+    got = answer_challenged.with_challenge(c, m, got)  # "fragmentation, right?": the step's own batch
     return with_memory_figures(c, m, got)
 
 
@@ -64,7 +68,7 @@ def with_memory_figures(c: Ctx, m: Match, got: Reply) -> Reply:
 
 #: compares the failing rank's memory with the other ranks' ("mem_alloc vs the others", "running hotter")
 _MEM_COMPARE = re.compile(
-    r"\b(?:mem(?:ory)?(?:_alloc\w*)?|vram|hbm)\b[^?]{0,40}?\b(?:compare\w*|vs\.?|versus|other ranks"
+    r"\b(?:mem(?:ory)?(?:_alloc\w*)?|vram|hbm)\b[^?]{0,40}?\b(?:compare\w*|vs\.?|versus|other ranks?"
     r"|the others|the rest|every rank|each rank)\b|\b(?:running|ran|run) (?:hotter|heavier|fuller)\b"
 )
 

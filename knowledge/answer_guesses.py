@@ -32,6 +32,8 @@ _HANG = re.compile(r"\b(?:hang|hangs|hung|hanging|stall|stalled|stuck|froze|froz
 _GUESSED = re.compile(
     r"\bmaybe\b|\bprobably\b|\bperhaps\b|\bi (?:think|guess|bet|suspect|reckon)\b|\bright\b|\bno\b"
     r"|^(?:so |and |but |ok )?(?:any|was there|were there|is there)\b"  # "any stall before the limit"
+    # "isn't this a hang rather than a time limit?": a hang put forward against the verdict
+    r"|^(?:so |and |but |ok )?(?:isn\x27?t|wasn\x27?t|isnt|wasnt) (?:it|this|that)\b|\brather than\b"
     r"|^(?:so |and |but |ok )?(?:was|is|did|could|might|it was|its|it is|it) "
     r"(?:it |this |that |the job |training )?"
 )

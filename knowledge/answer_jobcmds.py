@@ -33,6 +33,9 @@ ASKS_DF = re.compile(
     r"\b(?:df|du|quota)\b"
     r"|\b(?:free|disk|remaining|left)[ -]space\b.{0,40}\b(?:check|where|which)\b"
     r"|\b(?:check|where|which)\b.{0,40}\b(?:free|disk|remaining)[ -]space\b"
+    # "which volume do I clean up, and the exact command to check it": the save's dir, and its df
+    r"|\b(?:clean(?:ed)? ?up|free up|volume|mount|file ?system|partition)\b.{0,80}\b(?:command|cmd)\b"
+    r"|\b(?:command|cmd)\b.{0,60}\b(?:clean(?:ed)? ?up|free up|volume|mount|file ?system|partition)\b"
 )
 #: asks what to rerun with, to see more ("what do i rerun to get the real error", "anomaly detection")
 ASKS_RERUN = re.compile(

@@ -12,9 +12,10 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
+from denpex.core.texts import followups_figures as tx
 from denpex.core.texts import followups_job as tj
 from knowledge import answer_launcher, answer_quote
-from knowledge.answer_types import Ctx, rank_lines, ref
+from knowledge.answer_types import Ctx, rank_lines, ref, when
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, launcher_exits
@@ -129,10 +130,27 @@ def versions(c: Ctx, m: Match) -> str:
         found.append(
             tf.VERSION_SEEN.format(what=name, version=value, where=f" on {node}" if node else "", ref=ref(ln))
         )
-    return " ".join([*(f[:1].upper() + f[1:] for f in found), _slot(c, m)]).strip()
+    parts = [*(f[:1].upper() + f[1:] for f in found), _slot(c, m), _xid_at(c, m)]
+    return " ".join(p for p in parts if p)
 
 
 _SLOT_Q = re.compile(r"\bpci\b|\bslot\b|\bbus ?id\b")
+#: the Xid's time asked ("driver version, PCI bus id and Xid timestamp")
+_XID_TIME_Q = re.compile(
+    r"\bxid\b[^?]{0,20}\b(?:timestamp|time|when)\b|\b(?:timestamp|time|when)\b[^?]{0,20}\bxid\b"
+)
+_XID_LINE = re.compile(r"\bXid\b(?: \([^)]*\))?:\s*(\d+)\b")
+
+
+def _xid_at(c: Ctx, m: Match) -> str:
+    """The Xid line's own time, as the kernel printed it, when the versions question also asks it."""
+    if not _XID_TIME_Q.search(m.text):
+        return ""
+    for node, ln in _lines(c):
+        if (found := _XID_LINE.search(ln.text)) is not None and (stamp := parse_timestamp(ln.text)):
+            where = f" on {node}" if node else ""
+            return tx.XID_AT.format(code=found.group(1), at=when(stamp.iso()), node=where, ref=ref(ln))
+    return tx.XID_NONE
 
 
 def _slot(c: Ctx, m: Match) -> str:

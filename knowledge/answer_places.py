@@ -14,6 +14,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
 from knowledge import answer_code
+from knowledge.answer_code import Frame
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match, named_ranks
@@ -25,13 +26,15 @@ ASKS_PLACE = re.compile(
     r"|\bfile ?: ?line\b|\bfile ?(?:\+|and|&|w/|with) ?line(?: ?(?:numbers?|nos?|#s?))?\b"
     r"|\bcall ?sites?\b[^?]{0,30}?\bline ?(?:numbers?|nos?|#s?)\b"  # "both call sites w/ line numbers"
     r"|\bwhich line (?:of|in) (?:the |my |our )?(?:code|script|[\w/.-]+\.py)\b"
-    r"|\bwhat (?:call|function|collective|op)s? (?:were|was|are|is) (?:they|ranks?|the others|r?\d)"
+    r"|\b(?:what|which) (?:call|function|collective|op)s? (?:were|was|are|is) (?:they|ranks?|the others|r?\d)"
+    # "what did ranks 0 and 2 fail with, and inside which collective?"
+    r"|\b(?:in|inside|within) (?:which|what) (?:call|function|collective|op)s?\b"
 )
 
 #: the question is about the other ranks too ("vs the other three", "each rank", "the rest")
 _OTHERS = re.compile(
     r"\b(?:the )?others?\b|\bthe rest\b|\b(?:each|every|all|both) (?:ranks?|workers|of them)\b|\bvs\.?\b"
-    r"|\bwaiting\b|\bsitting\b|\bparked\b|\bstuck\b"
+    r"|\bwaiting\b|\bsitting\b|\bparked\b|\bstuck\b|\bblocked\b"
     r"|\bcall ?sites\b|\bmismatch\w*\b"  # "both call sites", "the lines that show the mismatch"
 )
 
@@ -86,13 +89,24 @@ def _others(c: Ctx, coll: list[RankView]) -> tuple[list[str], list[EvidenceLine]
             frame, code, _ = found
             what = f"`{code}`" if code else f"`{frame.func}`"
             key = f"in {what} ({frame.path.rsplit('/', 1)[-1]} line {frame.number})"
+        elif (inner := _distributed_frame(c, r.rank)) is not None:  # a tail of the traceback only
+            key = f"in `{inner.func}` ({inner.path.rsplit('/', 1)[-1]} line {inner.number})"
         else:
             continue
         groups.setdefault(key, []).append(r.rank)
         if found is not None:
             lines.setdefault(key, found[0].line)
+        if r.first_line is not None:  # what it failed with there: its own error line
+            lines.setdefault(f"{key} error", r.first_line)
     rows = [f"rank{'s' if len(rs) > 1 else ''} {rl(rs)} {key}" for key, rs in groups.items()]
     return rows, list(lines.values())
+
+
+def _distributed_frame(c: Ctx, rank: int) -> Frame | None:
+    """The deepest torch.distributed frame of a rank's kept traceback (`wait_tensor`, a functional
+    collective's wait) when its kept tail names neither a collective nor the user's code."""
+    _, frames, _ = answer_code.traceback(c, rank)
+    return next((f for f in reversed(frames) if "/distributed/" in f.path), None)
 
 
 def _last_step(c: Ctx, ini: RankView) -> str:

@@ -179,7 +179,10 @@ def path(c: Ctx, m: Match) -> Reply | None:
     found = [
         (ln, p.group(1))
         for ln in _pool(c)
-        if _WRITE.search(ln.text) and not _FRAME.search(ln.text) and (p := _PATH.search(ln.text))
+        if _WRITE.search(ln.text)
+        and not _FRAME.search(ln.text)
+        and (p := _PATH.search(ln.text))
+        and not _SOURCE.search(p.group(1))  # gloo's `…/pair.cc:553` in an error: a source file, no output
     ]
     found.sort(key=lambda x: not _SAVE_WORDS.search(x[0].text))  # a save's own line first
     if not found:
@@ -192,6 +195,8 @@ def path(c: Ctx, m: Match) -> Reply | None:
 
 
 _FRAME = re.compile(r"\bFile \"|site-packages|\.py\", line |://")
+#: a library's source file named in an error (`…/gloo/transport/tcp/unbound_buffer.cc`): never written to
+_SOURCE = re.compile(r"\.(?:cc|cpp|cxx|c|h|hpp|cu|py)$")
 _SAVE_WORDS = re.compile(r"\b(?:sav(?:e|ing)|checkpoint|torch\.save)\b", re.IGNORECASE)
 #: a save's own line and the file it names (`Saving checkpoint to …/checkpoint-4.pt`)
 _SAVING = re.compile(
@@ -255,7 +260,8 @@ _IN_USE = re.compile(r"EADDRINUSE|address already in use", re.IGNORECASE)
 #: "how do I see what's holding the port", "who is using it": the command that shows the holder
 _HOLDER = re.compile(
     r"\b(?:hold|holds|holding|hanging onto|using|uses|bound|owns|listening|occup\w*|sits?|sitting|squat\w*)\b"
-    r"|\bhow (?:do|can|would) (?:i|we) (?:see|find|check|tell)|\bwho (?:has|had|took|grabbed)\b"
+    r"|\bhow (?:(?:do|can|would) )?(?:i|we|to) (?:see|find|check|tell)|\bwho (?:has|had|took|grabbed)\b"
+    r"|\b(?:which|what) (?:process|program|pid|app)\w*\b"
     r"|\b(?:cmd|command)s? to (?:check|see|find)\b|\bcheck (?:it|that|the port)\b"
 )
 #: "which flag makes it pick a free port?", "how do I avoid the clash?": how to choose the port

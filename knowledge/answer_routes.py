@@ -29,11 +29,13 @@ from knowledge import (
     answer_facts,
     answer_fixfit,
     answer_fixordebug,
+    answer_grace,
     answer_guesses,
     answer_history,
     answer_hostmem,
     answer_hungdead,
     answer_job,
+    answer_laststep,
     answer_lines,
     answer_lost,
     answer_mechanism,
@@ -215,6 +217,8 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_node.whose_gpu, False),  # "xid says pid=…, no NCCL pid matches: how do we know it's rank 5's?"
     (answer_said_where.where_said, False),  # "where does it say the disk is full?": the lines, the check
     (answer_job.progress_at_end, False),  # "still making progress when slurm killed it?": step, end
+    (answer_grace.grace, False),  # "how long was the grace period before the step was killed?"
+    (answer_laststep.last_step_when, False),  # "last training step logged before the crash, and when?"
     (answer_job.job_and_step, False),  # "JOB 991 vs STEP 991.0 lines?": the job, its step, one event
     (answer_silent.own_output, False),  # "anything in rank 3's stderr?": what the silent rank wrote
     (answer_printed.printed, False),  # "does the log print X=true anywhere, or is it inferred?"

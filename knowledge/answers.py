@@ -14,11 +14,10 @@ else. The intent index and the glossary are built once (`AnswerBook`), not once 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
-from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
-from denpex.core.texts import slack as t
+from denpex.core.models import Diagnosis, PastIncident
 from knowledge import (
+    answer_absent,
     answer_advice,
     answer_asks,
     answer_cause,
@@ -34,6 +33,7 @@ from knowledge import (
     answer_doubt_said,
     answer_figures,
     answer_fixfit,
+    answer_join,
     answer_lines,
     answer_lost,
     answer_meaning,
@@ -109,7 +109,7 @@ class Answerer:
             return got
         if got.intent == "help":
             return reply("quote", said, shown)
-        return _first(got, said, shown)
+        return answer_join.first(got, said, shown)
 
     def _answer(self, question: str) -> Reply:
         """One ask answered as it is; a message with two or three ("which rank went first and why did
@@ -133,9 +133,13 @@ class Answerer:
             first = self.asked(question)
             if first.intent == "help":
                 return first
-        elif len(parts) > 1 and replies[1].intent == first.intent and not _other_ranks(parts[0], parts[1]):
+        elif (
+            len(parts) > 1
+            and replies[1].intent == first.intent
+            and not answer_join.other_ranks(parts[0], parts[1])
+        ):
             whole = self.asked(question)  # "was it saving? which ckpt": one answer, told both asks' words
-            first = _kept_verdict(whole, first) if whole.intent == first.intent else first
+            first = answer_join.kept_verdict(whole, first) if whole.intent == first.intent else first
         elif first.intent == "time_limit" and (whole := self.asked(question)).intent == first.intent:
             first = whole  # "what was my --time … and how much more do I need": one answer, both asks
         out = first
@@ -167,7 +171,7 @@ class Answerer:
         placed = answer_cause.cause_or_symptom(self.ctx, self.matcher.match(text, nodes), question)
         if placed is None or placed.intent != "context":
             return placed
-        return _first(self.asked(question), placed.lead, placed.lines)
+        return answer_join.first(self.asked(question), placed.lead, placed.lines)
 
     def _status(self, text: str) -> Reply | None:
         """A status update's parts in one paragraph; an ask of the message that is no status part ("and
@@ -208,6 +212,10 @@ class Answerer:
         """One ask's answer; a memory answer asked *why* ("why would host RAM blow up on a save?",
         "16777216 bytes?? that's tiny, explain") also gets this job's cause, not the figures alone."""
         text = self.matcher.text(question)
+        if (absent := answer_absent.not_shown(self.ctx, text)) is not None and absent.rest:
+            return answer_join.first(
+                self.asked(absent.rest), absent.lead, absent.lines
+            )  # "rank0 log shows no nan"
         got = self._with_doing(self.answer_one(question), text)
         if (room := answer_more.headroom(self.ctx, text)) and room.lower() not in answer_asks.said(got):
             got = answer_asks.with_lead(got, room, [])  # "and how do we check the box has headroom"
@@ -226,31 +234,45 @@ class Answerer:
             )  # "a ckpt i can resume from?": none logged
         if (port := answer_port.proposed(self.ctx, self.matcher.match(text, nodes))) is not None:
             lone = got.intent in ("help", "explain")  # "next time --master_port 29500, fine?": that first
-            got = _first(got, port.lead, port.lines) if lone else answer_asks.with_lead(got, port.lead, [])
+            got = (
+                answer_join.first(got, port.lead, port.lines)
+                if lone
+                else answer_asks.with_lead(got, port.lead, [])
+            )
         said, shown = answer_port.wrong_port(self.ctx, text)
         if said and said.lower() not in answer_asks.said(got):
-            got = _first(got, said, shown)  # "so the default 29500 was taken?": the port the error names
+            got = answer_join.first(
+                got, said, shown
+            )  # "so the default 29500 was taken?": the port the error names
         guessing = self.matcher.match(text, nodes).intent == "alternatives" and answer_checks.guessed(text)
         if got.intent == "others" and guessing:  # "0,1,3 have nccl timeouts.. so network?": that first
             checked = answer_checks.guess(self.ctx, self.matcher.match(text, nodes))
-            got = got if checked is None else _first(got, checked.lead, checked.lines)  # the guess first
+            got = (
+                got if checked is None else answer_join.first(got, checked.lead, checked.lines)
+            )  # the guess first
         verdict = answer_checks.culprit_verdict(self.ctx, self.matcher.match(text, nodes))
         said, shown = answer_doubt.evidence(self.ctx, text, which=not verdict)
         if said and said.lower() not in answer_asks.said(got):
-            got = _first(got, said, shown)  # "how can you pin it on rank 3?": what named it, first
+            got = answer_join.first(got, said, shown)  # "how can you pin it on rank 3?": what named it, first
         said, shown = answer_challenge.refute(self.ctx, text)
         if said and said.lower() not in answer_asks.said(got):
-            got = _first(got, said, shown)  # the named cause checked first, then the usual answer
+            got = answer_join.first(got, said, shown)  # the named cause checked first, then the usual answer
         said, shown = answer_premise.desync(self.ctx, text)
         if said and got.intent == "help":
             got = reply("alternatives", said, shown)  # the check is the answer: no list of examples
         elif said and said.lower() not in answer_asks.said(got):
-            got = _first(got, said, shown)  # "same as the desync one?": ranks in different collectives or not
+            got = answer_join.first(
+                got, said, shown
+            )  # "same as the desync one?": ranks in different collectives or not
         said, shown = answer_cause.not_xid(self.ctx, text)
         if said and said.lower() not in answer_asks.said(got):
-            got = _first(got, said, shown)  # "same as the xid79 thing?": no Xid here, what it was instead
+            got = answer_join.first(
+                got, said, shown
+            )  # "same as the xid79 thing?": no Xid here, what it was instead
         if verdict and verdict.lower() not in answer_asks.said(got):
-            got = _first(got, verdict, [])  # "torchrun says root cause is rank 0, right?": no or yes first
+            got = answer_join.first(
+                got, verdict, []
+            )  # "torchrun says root cause is rank 0, right?": no or yes first
         got = self._doubts(got, text, self.matcher.match(text, nodes))
         said, shown = answer_premise.step_sentence(self.ctx, text, answer_asks.said(got))
         if said:
@@ -270,7 +292,7 @@ class Answerer:
             if said and got.intent == "help":  # the check is the answer: no list of examples after it
                 got = reply("rank_why", said, shown)
             elif said and said.lower() not in answer_asks.said(got):
-                got = _first(got, said, shown)
+                got = answer_join.first(got, said, shown)
         who = answer_doubt_owner.who_to_ping(self.ctx, text)
         if who and who.lower() not in answer_asks.said(got):
             got = answer_asks.with_lead(got, who, [])
@@ -352,60 +374,11 @@ class Answerer:
         if not ranked or ranked[0][0] < DECISIVE_WEIGHT or ranked[0][2] != "fix":
             return got
         fixed = answer_overview.fix(self.ctx, m)
-        return got if fixed is None else _first(fixed, got.lead, got.lines)
+        return got if fixed is None else answer_join.first(fixed, got.lead, got.lines)
 
     def help(self, rank: int | None = None) -> Reply:
         """What it can answer, with example questions fitted to this job (and to the rank asked about)."""
-        v = self.ctx.view
-        ini = v.initiating
-        examples = []
-        if rank is not None and rank in v.ranks:
-            examples = [
-                f"why did rank {rank} fail?",
-                f"what was rank {rank} doing?",
-                f"show rank {rank}'s last lines",
-            ]
-        elif ini is not None:
-            examples.append(f"why did rank {ini.rank} fail?")
-        coll = v.with_role("collateral")
-        if coll:
-            examples.append(f"what was rank {coll[-1].rank} doing?")
-        if v.numbers.oom is not None or v.numbers.kill is not None:
-            examples.append("how far over the memory was it?")
-        elif v.numbers.xid is not None:
-            examples.append("is it hardware?")
-        else:
-            examples.append("is it safe to restart as is?")
-        if len(examples) < 3:
-            examples.append("what else could it be?")
-        lead = t.can_answer(examples[:3])
-        return Reply("help", [lead], known=False, lead=lead)
-
-
-#: a restart verdict's opening: kept when the whole message's answer leaves it out
-_VERDICTS = ("Yes", "No,", "No:", "Not ", "Maybe")
-
-
-def _first(base: Reply, lead: str, lines: Sequence[EvidenceLine]) -> Reply:
-    """`base` led by a sentence that answers the doubt itself ("is this the usual 29500 collision":
-    not 29500, the port it was), with that sentence's lines shown first."""
-    shown = [*lines, *(ln for ln in base.lines if ln not in lines)]
-    return replace(base, lead=f"{lead} {base.lead}", lines=shown, material=[lead, *base.material])
-
-
-def _kept_verdict(whole: Reply, first: Reply) -> Reply:
-    """The whole message's answer, led by the first ask's verdict when it left it out ("safe to resubmit
-    with the same --time? was there a checkpoint": the no to the same limit, then the save)."""
-    if not first.lead.startswith(_VERDICTS) or whole.lead.startswith(_VERDICTS):
-        return whole
-    return answer_asks.add(first, "", whole)
-
-
-def _other_ranks(first: str, second: str) -> bool:
-    """Two asks of one kind about different ranks ("did rank 1 …? why do ranks 0 and 2 …"): each is
-    answered, not the message as one question about the first rank."""
-    a, b = named_ranks(first), named_ranks(second)
-    return bool(b) and set(a) != set(b)
+        return answer_join.help_reply(self.ctx.view, rank)
 
 
 class AnswerBook:

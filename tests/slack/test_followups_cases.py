@@ -44,6 +44,8 @@ from tests.slack.test_followups_round19a import CASES as ROUND19A
 from tests.slack.test_followups_round19b import CASES as ROUND19B
 from tests.slack.test_followups_round20a import CASES as ROUND20A
 from tests.slack.test_followups_round20b import CASES as ROUND20B
+from tests.slack.test_followups_round21a import CASES as ROUND21A
+from tests.slack.test_followups_round21b import CASES as ROUND21B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -79,6 +81,8 @@ FACTS = (
     + ROUND19B
     + ROUND20A
     + ROUND20B
+    + ROUND21A
+    + ROUND21B
     + LEVERS
 )
 

@@ -27,6 +27,7 @@ from knowledge import (
     answer_rerun,
     answer_setting,
     answer_trial,
+    answer_workseq,
 )
 from knowledge.answer_facts import wait_text
 from knowledge.answer_types import Ctx, Reply, duration, gib, ref, reply
@@ -302,6 +303,8 @@ _ALLOCATOR_TERMS = frozenset(
 
 def activity(c: Ctx, m: Match) -> Reply | None:
     base = _activity(c, m)
+    if base is not None and (work := answer_workseq.counts(c, m))[0]:  # "their last completed work?"
+        base = reply("activity", f"{base.lead} {work[0]}", [*base.lines, *work[1]])
     timeout = answer_checks.timeout_fact(c, m)
     if base is None or not timeout or timeout in base.lead:
         return base

@@ -35,6 +35,25 @@ def host_each(c: Ctx, m: Match) -> Reply | None:
     text = m.text.lower()
     if not ASKS_HOST_EACH.search(text) or _WHAT_IF.search(text):
         return None  # "if every rank builds a copy, how much would the node need": the memory math
+    found = _killed(c)
+    if found is None:
+        return None
+    lead, shown, rank = found
+    others = [r for r in sorted(c.view.ranks) if rank is None or str(r) != rank]
+    if others:
+        lead += " " + tf.HOST_OTHERS.format(ranks=rl(others))
+    return reply("memory", lead, shown, action=tf.HOST_WHERE)
+
+
+def kill_fact(c: Ctx) -> tuple[str, list[EvidenceLine]] | None:
+    """The kernel's kill of a process, its RSS and rank, as one sentence ("is the node bad?" is settled
+    by what the kernel killed and how big it was); None when no kill line was kept."""
+    found = _killed(c)
+    return None if found is None else (found[0], found[1])
+
+
+def _killed(c: Ctx) -> tuple[str, list[EvidenceLine], str | None] | None:
+    """The kill line's sentence, its lines (the kill, the launcher's pid-to-rank line), and the rank."""
     lines = pool(c)
     kill = next((ln for ln in lines if _KILLED.search(ln.text)), None)
     if kill is None:
@@ -49,11 +68,7 @@ def host_each(c: Ctx, m: Match) -> Reply | None:
     lead = tf.HOST_KILLED.format(
         ref=f"{kill.source}:{kill.line}", pid=pid, proc=proc, who=who, kb=kb, gib=kb / 2**20
     )
-    others = [r for r in sorted(c.view.ranks) if rank is None or str(r) != rank]
-    if others:
-        lead += " " + tf.HOST_OTHERS.format(ranks=rl(others))
-    shown: list[EvidenceLine] = [kill, *([tie] if tie is not None else [])]
-    return reply("memory", lead, shown, action=tf.HOST_WHERE)
+    return lead, [kill, *([tie] if tie is not None else [])], rank
 
 
-__all__ = ["ASKS_HOST_EACH", "host_each"]
+__all__ = ["ASKS_HOST_EACH", "host_each", "kill_fact"]

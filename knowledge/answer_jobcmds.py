@@ -16,12 +16,13 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from denpex.core.texts import followups_job as tj
-from knowledge import answer_facts, answer_more, answer_quote
+from knowledge import answer_facts, answer_more, answer_quote, answer_workseq
 from knowledge.answer_types import Ctx, Reply, duration, rank_lines, ref, reply
 from knowledge.evidence_numbers import watchdog
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView
 from knowledge.lines import parse_timestamp
+from knowledge.wording import phase_words
 
 #: asks the versions the job ran ("driver + torch versions on gpu-02", "deepspeed version?")
 ASKS_VERSION = re.compile(
@@ -93,20 +94,48 @@ def _target(c: Ctx, m: Match) -> RankView | None:
 def _versions(c: Ctx, m: Match) -> Reply | None:
     """Each version asked, from the line that printed it (or that no kept line prints it)."""
     said = answer_more.versions(c, m)
-    return reply("versions", said) if said else None
+    if not said:
+        return None
+    # "... and what's rank 2's last enqueued collective compared to the others?": the dumps' own word
+    named = [r for r in c.view.ranks.values() if r.suspect and (not m.ranks or r.rank in m.ranks)]
+    if named and (answer_workseq.ASKS.search(m.text) or _LAST_OP.search(m.text)):
+        said += " " + " ".join(tj.DUMP_SUSPECT.format(rank=r.rank, why=r.suspect) for r in named)
+    elif (work := answer_workseq.counts(c, m))[0]:  # no dumps: the watchdog's own work counters
+        return reply("versions", f"{said} {work[0]}", work[1])
+    return reply("versions", said)
+
+
+#: the last collective a rank reached, asked beside another question
+_LAST_OP = re.compile(r"\blast (?:collective|op|operation|seq\w*|all_?reduce)\b")
 
 
 def _df(c: Ctx, m: Match) -> Reply | None:
     """`df -h` of the directory the save was writing to, from the line that names it."""
     found = answer_quote.path(c, m)
     if found is None or not found.lines:
-        return None
+        return _no_path(c)
     ln = found.lines[0]
     where = next((w for w in re.findall(r"(/[^\s'\"`]+)", ln.text)), None)
     if where is None:
         return None
     folder = os.path.dirname(where.rstrip("/")) if "." in os.path.basename(where) else where
     return reply("path", tj.DF_DIR.format(dir=folder, path=where, ref=ref(ln)), [ln])
+
+
+def _no_path(c: Ctx) -> Reply | None:
+    """No kept line names a path written to: say so (and what it was doing instead, when not a save),
+    rather than let a nearby intent answer with some other number or command (a source line's
+    `api.py:1028` is no port, and no volume)."""
+    ini = c.view.initiating
+    if ini is None:
+        return None
+    doing, lines = "", []
+    seen = c.d.initiating.phase_evidence
+    if ini.phase and ini.phase != "checkpoint_save" and seen is not None:
+        doing = tj.DF_NOT_SAVING.format(doing=phase_words(ini.phase), ref=ref(seen))
+        lines = [seen]
+    node = ini.node or (c.view.nodes[0] if len(c.view.nodes) == 1 else "its node")
+    return reply("path", tj.DF_NO_PATH.format(doing=doing, node=node), lines)
 
 
 def _rerun(c: Ctx, m: Match) -> Reply | None:

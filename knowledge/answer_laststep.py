@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_figures as tx
-from knowledge import answer_ending
+from knowledge import answer_ending, answer_pace
 from knowledge.answer_job import last_progress, length
-from knowledge.answer_types import Ctx, Reply, at, reply
+from knowledge.answer_types import Ctx, Reply, at, first_sentence, reply
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import seconds_between
 from knowledge.lines import parse_timestamp
@@ -49,6 +49,8 @@ def last_step_when(c: Ctx, m: Match) -> Reply | None:
     gap = seconds_between(step_at, ini.first_time) if ini is not None else None
     if ini is not None and gap is not None and gap >= 1 and not ini.borrowed:  # not the step line itself
         said += " " + tx.FIRST_FAIL_AFTER.format(rank=ini.rank, at=at(ini.first_time), gap=length(gap))
+    if answer_pace.RATE_Q.search(m.text) and (rate := answer_pace.pace(c, m)) is not None:
+        said += f" {first_sentence(rate.lead)}."  # "last step and the step time?": the rate too
     lines = [*shown, *([ini.first_line] if ini is not None and ini.first_line is not None else [])]
     return reply("when", said, lines)
 

@@ -19,6 +19,7 @@ from knowledge import (
     answer_checks,
     answer_evidence,
     answer_facts,
+    answer_hostram,
     answer_job,
     answer_leak,
     answer_mechanism,
@@ -163,6 +164,8 @@ def answer(c: Ctx, m: Match) -> Reply | None:
     base = _answer(c, m)
     if base is None:
         return None
+    host = kind(c, c.view.numbers) == "host" or bool(answer_evidence.killed_unseen(c))
+    base = answer_hostram.unseen(c, m.text, base, host)  # "how much RAM was free?": not in the logs
     said, lines = answer_where_ckpt.checkpoint_state(c, m, base.lead)
     if not said:
         return base

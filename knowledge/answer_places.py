@@ -55,6 +55,18 @@ def place(c: Ctx, m: Match) -> Reply | None:
         return None  # "where in my code did rank 3 crash?": the first rank's own answer says it
     if alone and not _OTHERS.search(text):
         coll = []
+    return _placed(c, ini, coll)
+
+
+def where_all(c: Ctx) -> Reply | None:
+    """Every rank's place, asked or not ("whose fault?", "a second bug?": the first rank's call and
+    line, and the collective the others waited in)."""
+    ini = c.view.initiating
+    return None if ini is None else _placed(c, ini, c.view.with_role("collateral"))
+
+
+def _placed(c: Ctx, ini: RankView, coll: list[RankView]) -> Reply | None:
+    """The first rank's call and line, then the other ranks' (`coll`), then its last step."""
     parts: list[str] = []
     shown: list[EvidenceLine] = []
     if (found := answer_code.user_frame(c, ini.rank)) is not None:
@@ -120,4 +132,4 @@ def _last_step(c: Ctx, ini: RankView) -> str:
     return tj.OTHERS_STEP.format(ini=ini.rank, step=top.last_step, rank=top.rank, ref=ref(line))
 
 
-__all__ = ["ASKS_PLACE", "place"]
+__all__ = ["ASKS_PLACE", "place", "where_all"]

@@ -221,6 +221,8 @@ def saving_lines(c: Ctx) -> list[tuple[str, EvidenceLine]]:
 _PORT = re.compile(
     r"\bport:? ?=?([0-9]{2,5})\b"
     r"|(?<![\w.:-])(?:localhost|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[a-z][\w-]*[0-9.][\w.-]*|\[[0-9a-f:]+\])"
+    # a source file's line (`api.py:1028]`) is no host's port
+    r"(?<!\.py)(?<!\.cc)(?<!\.cpp)(?<!\.cu)(?<!\.h)(?<!\.c)"
     r":([0-9]{4,5})\b(?![0-9.:])",
     re.IGNORECASE,
 )

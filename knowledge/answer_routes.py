@@ -13,6 +13,7 @@ from knowledge import (
     answer_advice,
     answer_advice_value,
     answer_backend,
+    answer_bind,
     answer_blame,
     answer_checks,
     answer_ckpt_move,
@@ -27,6 +28,7 @@ from knowledge import (
     answer_ending,
     answer_evidence,
     answer_facts,
+    answer_fixdoubt,
     answer_fixfit,
     answer_fixordebug,
     answer_grace,
@@ -54,6 +56,7 @@ from knowledge import (
     answer_printed,
     answer_quote,
     answer_rerun,
+    answer_rootcause,
     answer_said_where,
     answer_silent,
     answer_spans,
@@ -130,7 +133,7 @@ DOING_INTENTS = frozenset(
 #: intents a question naming one of the job's nodes (and no rank) asks about that node
 NODE_FIRST = frozenset({"ranks_count", "which_rank", "show_lines", "summary"})
 HANDLERS: dict[str, Handler] = {
-    "summary": answer_overview.summary,
+    "summary": answer_rootcause.summary,
     "others": answer_overview.others,
     "which_rank": answer_overview.which_rank,
     "rank_why": answer_overview.rank_why,
@@ -161,7 +164,7 @@ HANDLERS: dict[str, Handler] = {
     "versions": answer_history.versions,
     "backend": answer_checks.backend,
     "path": answer_quote.path,
-    "port": answer_quote.port,
+    "port": answer_bind.port,
     "loss": answer_evidence.loss,
     "gaps": answer_evidence.gaps,
     "time_limit": answer_time_limit.limit_value,
@@ -232,6 +235,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (_crashed_library, False),  # "do we know which library crashed": a native frame, or how to get one
     (answer_fixfit.overflow_check, False),  # "is it fp16 overflow?": any loss-scaling line, and the failure
     (answer_advice_value.value, False),  # "what lr / clip value should i put in?": logged or not
+    (answer_fixdoubt.fix_doubted, False),  # "you say X fixes it: how sure? rank 0 still holds it all"
     (answer_fixfit.advice_fit, False),  # "the diagnosis says X: does that fit this run?": held to its facts
     (answer_rerun.leftover, False),  # "anything left to kill before i relaunch?": no worker ever started
     (answer_rerun.what_else, False),  # "adding X; what else do i set before resubmitting?": the rest

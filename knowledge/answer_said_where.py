@@ -29,11 +29,16 @@ ASKS_WHERE_SAID = re.compile(
     r"|\bwhere(?:'s| is| was) (?:that|it|this) (?:\w+ )?(?:said|printed|logged|shown)\b"
     # "where is that report? grep'd console.log for desync, got nothing": a thing the summary named
     r"|\bwhere(?:s| is| was| are) (?:that|this|the|those) (?:\w+ )?(?:report|message|line|warning)s?\b"
+    # "what line in the logs actually points at a full disk?": the lines the verdict was read from
+    r"|\b(?:what|which) (?:log )?(?:line|message)s? (?:in (?:the|my|our|these) logs? )?(?:\w+ )?"
+    r"(?:points?|shows?|says?|indicates?|suggests?|proves?|tells?|gives? away)\b"
 )
 #: the word the reader searched the logs for ("grep'd console.log for desync")
 _GREPPED = re.compile(r"\bgrep\w* (?:[\w.-]+ )?for ([a-z][\w-]*)")
 #: words the reader names: a config key or identifier (`stage3_gather_…`); errnos are told apart below
 _IDENT = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}\b|\b[a-z]\w*\b")
+#: a signal's name (`sigsegv`, `sigkill`), looked for as it is
+_SIGNAL = re.compile(r"sig(?:segv|kill|term|bus|abrt|ill|fpe|int|hup|usr1|usr2)")
 #: errno names (`enospc`, `eio`): each is looked for as its name and as its message
 _ERRNOS = {name.lower(): num for num, name in errno.errorcode.items()}
 #: how many of the failing rank's lines are quoted
@@ -84,6 +89,8 @@ def _named(text: str) -> list[tuple[str, tuple[str, ...]]]:
             out.setdefault(tr.ERRNO_NAMED.format(name=word.upper(), message=message), (word, message))
         elif word.count("_") >= 2:
             out.setdefault(tr.KEY_NAMED.format(name=word), (word,))
+        elif _SIGNAL.fullmatch(word):  # "i don't see SIGSEGV": the signal as the launcher prints it
+            out.setdefault(f"`{word.upper()}`", (word,))
     return list(out.items())
 
 

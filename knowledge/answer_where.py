@@ -9,6 +9,7 @@ engine's verdict names the rank; these facts show where it and the others were.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
@@ -173,11 +174,28 @@ def own_log(c: Ctx, r: RankView) -> tuple[str, list[EvidenceLine]]:
     """ "Rank 5's own log says (rank5.log:207): `RuntimeError: CUDA error: …`", when it has one."""
     ln = own_error(c, r)
     if ln is None:
-        return tj.OWN_LOG_NONE.format(rank=r.rank), []
+        last = r.last_step_line
+        later = last is not None and any(
+            ln.source == last.source and ln.line > last.line
+            for lines in rank_lines(c, r.rank).values()
+            for ln in lines
+        )
+        if last is None or r.last_step is None or later:  # it logged on after its step: it did not stop there
+            return tj.OWN_LOG_NONE.format(rank=r.rank), []
+        # a clean log that stops is the silent rank's, not a healthy one's: where it stopped, and when
+        stamp = parse_timestamp(last.text)
+        when = "" if stamp is None or stamp.relative else f", {utc_time(stamp.value)} UTC"
+        stops = tj.OWN_LOG_STOPS.format(step=r.last_step, ref=ref(last), when=when)
+        return f"{tj.OWN_LOG_NONE.format(rank=r.rank)} {stops}", [last]
     if r.first_line is not None and ln == r.first_line:
         return "", []
     text = strip_prefix(ln.text)[:200]
     return tj.OWN_LOG.format(rank=r.rank, ref=ref(ln), text=text), [ln]
+
+
+def utc_time(value: float) -> str:
+    """A stamp's wall-clock time, `03:00:02`."""
+    return datetime.fromtimestamp(value, UTC).strftime("%H:%M:%S")
 
 
 _PREFIX = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\s*(?:\[[^\]]*\]\s*)*")

@@ -34,6 +34,7 @@ from knowledge import (
     answer_figures,
     answer_fixfit,
     answer_join,
+    answer_judge,
     answer_lines,
     answer_lost,
     answer_meaning,
@@ -104,6 +105,7 @@ class Answerer:
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
         whole = self.matcher.match(self.matcher.text(question), nodes)
         got = answer_figures.whole_message(self.ctx, whole, got)  # "and how big was it?", "numbers pls"
+        got = answer_judge.with_facts(self.ctx, whole.text, got)  # "is the box broken?", "whose fault?"
         said, shown = answer_doubt_said.named(self.ctx, self.matcher.text(question))
         if not said or said.lower() in answer_asks.said(got):
             return got

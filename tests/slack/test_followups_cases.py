@@ -46,6 +46,9 @@ from tests.slack.test_followups_round20a import CASES as ROUND20A
 from tests.slack.test_followups_round20b import CASES as ROUND20B
 from tests.slack.test_followups_round21a import CASES as ROUND21A
 from tests.slack.test_followups_round21b import CASES as ROUND21B
+from tests.slack.test_followups_round21c import CASES as ROUND21C
+from tests.slack.test_followups_round22a import CASES as ROUND22A
+from tests.slack.test_followups_round22b import CASES as ROUND22B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -83,6 +86,9 @@ FACTS = (
     + ROUND20B
     + ROUND21A
     + ROUND21B
+    + ROUND21C
+    + ROUND22A
+    + ROUND22B
     + LEVERS
 )
 

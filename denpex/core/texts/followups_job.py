@@ -179,6 +179,10 @@ OWN_LOG_NONE = (
     "The lines kept from rank {rank}'s own log show no error of its own: the failure shows in the "
     "launcher's or the kernel's lines instead."
 )
+OWN_LOG_STOPS = (
+    "Its log just stops after step {step} ({ref}{when}): a clean log that stops is the silent rank, "
+    "not a healthy one."
+)
 OWN_LOG = "Rank {rank}'s own log says ({ref}): `{text}`."
 STEP_RATE = "It logged a step about every {secs} (steps {first} to {last}, {span})."
 CKPT_CUT = (
@@ -254,6 +258,16 @@ NUMBER_SHAPE = (
 DF_DIR = (
     "`df -h {dir}` (and `df -i {dir}` for inodes, `quota -s` for a quota): that is the directory the save "
     "was writing `{path}` to ({ref})."
+)
+DF_NO_PATH = (
+    "No kept line names a path it was writing to{doing}, so the logs name no volume to check: free "
+    "space matters only for the directory your script saves to (its output or checkpoint dir) on {node}."
+)
+DF_NOT_SAVING = ": it was not saving a checkpoint, it was {doing} when it failed ({ref})"
+DUMP_SUSPECT = "Flight Recorder on rank {rank}: {why}."
+WORK_COUNTS = (
+    "The watchdog on rank(s) {ranks}: timed out at work {at}; last enqueued NCCL work {enqueued}, last "
+    "completed NCCL work {completed} ({ref})."
 )
 RERUN_WITH = "Rerun once with {step}"
 WATCH_RANK = "Watch rank {rank}'s log{log}: it failed first."

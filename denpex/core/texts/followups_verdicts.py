@@ -324,3 +324,9 @@ CKPT_MOVE_OTHER = (
     "Moving it would not change this failure: the save failed with {what} ({eref}), not a disk error, "
     "so where the file goes is not what broke."
 )
+
+# ------------------------------------------------ a fix step doubted (knowledge/answer_fixdoubt.py)
+FIX_DOUBTED = (
+    "That is step {n} of the fix: {step} It answers the verdict (*{title}*, {conf:.2f}); whether it is "
+    "enough on its own here the logs do not show. When it is not, the fix goes on: {others}"
+)

@@ -183,7 +183,24 @@ def copy_torchrun_logs(workdir: Path, logs: Path) -> None:
         shutil.copytree(run_dir, logs / "torchrun-logs" / f"run_{i}")
 
 
+#: a port another process took between `free_port` and torchrun's bind (two test runs on one machine)
+PORT_RACE = b"address already in use"
+PORT_TRIES = 3
+
+
 def run_job(job: Job, out: Path) -> dict[str, Any]:
+    """Run `job`; write `out/logs/...` and `out/meta.json`; return the meta. A job that lost its
+    free port to another process before torchrun bound it is run again on another port (the fault
+    under test is never a port clash unless the job asks for one)."""
+    for _ in range(PORT_TRIES):
+        meta = _run_once(job, out)
+        console = out / "logs" / "console.log"
+        if job.port_in_use or not console.exists() or PORT_RACE not in console.read_bytes().lower():
+            break
+    return meta
+
+
+def _run_once(job: Job, out: Path) -> dict[str, Any]:
     """Run `job` once; write `out/logs/...` and `out/meta.json`; return the meta."""
     if out.exists():
         shutil.rmtree(out)

@@ -86,6 +86,20 @@ def _record(line: bytes, partial: list[bytes]) -> bytes | None:
     return (stamp.encode() + b" " + stream.encode() + b" F " if stamp else b"") + body + b"\n"
 
 
+def rechunk(texts: Iterable[bytes], size: int = 1 << 20) -> Iterator[bytes]:
+    """Rewritten lines gathered into chunks of about `size` bytes again (never the whole source)."""
+    out: list[bytes] = []
+    held = 0
+    for text in texts:
+        out.append(text)
+        held += len(text)
+        if held >= size:
+            yield b"".join(out)
+            out, held = [], 0
+    if out:
+        yield b"".join(out)
+
+
 def lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
     rest = b""
     for chunk in chunks:

@@ -19,7 +19,7 @@ from typing import Any
 
 from denpex.core.models import LogSource
 from knowledge import unwrap
-from knowledge.dockerlog import head, lines, raw_chunks
+from knowledge.dockerlog import head, lines, raw_chunks, rechunk
 
 #: where each platform puts the line the job printed, in the order they are tried
 TEXT_KEYS = ("textPayload", "MESSAGE", "message", "line", "log", "msg")
@@ -39,23 +39,12 @@ def decode(source: LogSource) -> LogSource:
     if first is None or not _is_export(first):
         return source
     raw = raw_chunks(source)
-    if _small(source):  # kept as data, so a hard wrap inside the records can still be undone
+    if unwrap.small(source):  # kept as data, so a hard wrap inside the records can still be undone
         data = b"".join(records_to_text(raw()))
         return source.model_copy(update={"data": data, "path": None, "file": None})
     return source.model_copy(
         update={"chunks": lambda: records_to_text(raw()), "path": None, "data": None, "file": None}
     )
-
-
-def _small(source: LogSource) -> bool:
-    if source.file is not None:
-        return False
-    if source.data is not None:
-        return len(source.data) <= unwrap.MAX_BYTES
-    try:
-        return source.path is not None and source.path.stat().st_size <= unwrap.MAX_BYTES
-    except OSError:
-        return False
 
 
 def _is_export(start: bytes) -> bool:
@@ -76,19 +65,7 @@ def _is_export(start: bytes) -> bool:
 
 def records_to_text(chunks: Iterable[bytes]) -> Iterator[bytes]:
     """Each record as `<stamp> <text>` (a line that is not a record as it is), as chunks again."""
-    out: list[bytes] = []
-    size = 0
-    for line in lines(chunks):
-        if not line.strip():
-            continue
-        text = _line(line)
-        out.append(text)
-        size += len(text)
-        if size >= 1 << 20:
-            yield b"".join(out)
-            out, size = [], 0
-    if out:
-        yield b"".join(out)
+    return rechunk(_line(line) for line in lines(chunks) if line.strip())
 
 
 def _line(line: bytes) -> bytes:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 
 from denpex.core.models import LogSource
 from knowledge import unwrap
-from knowledge.dockerlog import head, lines, raw_chunks
+from knowledge.dockerlog import head, lines, raw_chunks, rechunk
 
 #: the share of the first non-empty lines that must carry the label, and how many lines that takes:
 #: a short excerpt needs every line labelled, and stern's two bare words need a longer sample
@@ -70,23 +70,12 @@ def strip(source: LogSource) -> LogSource:
     if label is None:
         return source
     raw = raw_chunks(source)
-    if _small(source):  # kept as data, so a hard wrap can still be undone (knowledge/unwrap.py)
+    if unwrap.small(source):  # kept as data, so a hard wrap can still be undone (knowledge/unwrap.py)
         data = b"".join(unlabel(raw(), label))
         return source.model_copy(update={"data": data, "path": None, "file": None})
     return source.model_copy(
         update={"chunks": lambda: unlabel(raw(), label), "path": None, "data": None, "file": None}
     )
-
-
-def _small(source: LogSource) -> bool:
-    if source.file is not None:
-        return False
-    if source.data is not None:
-        return len(source.data) <= unwrap.MAX_BYTES
-    try:
-        return source.path is not None and source.path.stat().st_size <= unwrap.MAX_BYTES
-    except OSError:
-        return False
 
 
 def recognise(text: bytes) -> re.Pattern[bytes] | None:
@@ -130,14 +119,4 @@ def _pdsh_hosts(sample: list[bytes]) -> set[bytes] | None:
 
 def unlabel(chunks: Iterable[bytes], label: re.Pattern[bytes]) -> Iterator[bytes]:
     """Each line without its label (a line without one passes as it is), as chunks again."""
-    out: list[bytes] = []
-    size = 0
-    for line in lines(chunks):
-        text = label.sub(b"", line, count=1) + b"\n"
-        out.append(text)
-        size += len(text)
-        if size >= 1 << 20:
-            yield b"".join(out)
-            out, size = [], 0
-    if out:
-        yield b"".join(out)
+    return rechunk(label.sub(b"", line, count=1) + b"\n" for line in lines(chunks))

@@ -29,17 +29,8 @@ MARGIN = 3
 
 def restore(source: LogSource) -> LogSource:
     """The source in the order it was written (as in-memory data) when it was copied newest first."""
-    if source.kind == "kernel" or source.chunks is not None or source.file is not None:
-        return source
-    data = source.data
-    if data is None and source.path is not None:
-        try:
-            if source.path.stat().st_size > unwrap.MAX_BYTES:
-                return source
-            data = source.path.read_bytes()
-        except OSError:
-            return source  # the scan reports it unreadable
-    if data is None or len(data) > unwrap.MAX_BYTES:
+    data = unwrap.small_data(source)
+    if data is None:
         return source
     lines = data.decode("utf-8", errors="replace").replace("\r\n", "\n").rstrip("\n").split("\n")
     if not newest_first(lines):

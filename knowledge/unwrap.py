@@ -133,19 +133,37 @@ def rejoin_text(text: str) -> str | None:
     return joined if joined != text else None
 
 
+def small(source: LogSource) -> bool:
+    """Whether the source is small enough (`MAX_BYTES`) to be rewritten in memory: a pasted or copied
+    log is; a collector's stream opened as a file is read streaming, never whole."""
+    if source.file is not None:
+        return False
+    if source.data is not None:
+        return len(source.data) <= MAX_BYTES
+    try:
+        return source.path is not None and source.path.stat().st_size <= MAX_BYTES
+    except OSError:
+        return False
+
+
+def small_data(source: LogSource) -> bytes | None:
+    """The bytes of a small, not yet streamed, non-kernel source (None otherwise, or unreadable: the
+    scan reports that)."""
+    if source.kind == "kernel" or source.chunks is not None or not small(source):
+        return None
+    if source.data is not None:
+        return source.data
+    try:
+        data = source.path.read_bytes() if source.path is not None else None
+    except OSError:
+        return None
+    return data if data is not None and len(data) <= MAX_BYTES else None
+
+
 def rejoin(source: LogSource) -> LogSource:
     """The source with a hard wrap undone (as in-memory data), else the source itself."""
-    if source.kind == "kernel" or source.chunks is not None or source.file is not None:
-        return source
-    data = source.data
-    if data is None and source.path is not None:
-        try:
-            if source.path.stat().st_size > MAX_BYTES:
-                return source
-            data = source.path.read_bytes()
-        except OSError:
-            return source  # the scan reports it unreadable
-    if data is None or len(data) > MAX_BYTES:
+    data = small_data(source)
+    if data is None:
         return source
     text = data.decode("utf-8", errors="replace")
     joined = rejoin_text(text.replace("\r\n", "\n"))

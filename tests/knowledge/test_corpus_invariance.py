@@ -5,7 +5,9 @@ every line (`kubectl logs --timestamps`, Loki, CloudWatch exports), or a launche
 line (srun `--label`, torchrun `--tee`, Open MPI's `--tag-output`, SageMaker's MPI launcher), behind a
 Ray worker's `(Actor pid=…)`, a multiplexer's label (`docker compose logs`, `kubectl logs --prefix`,
 stern, pdsh), a task runner's logger (Airflow, Python logging), exported as JSON lines (Cloud
-Logging, journald; before knowledge/jsonlog.py 104 of 571 categories changed under them), or pasted
+Logging, journald; before knowledge/jsonlog.py 104 of 571 categories changed under them), saved from a
+web page with its HTML escapes (before knowledge/htmlent.py 30 of 575 categories changed), with its
+line numbers (`grep -n`, `cat -n`: 122 and 74 of 575 diagnoses before knowledge/gutter.py), or pasted
 into an issue as a Markdown quote or an indented block. Each corpus case is rewritten each way and
 must keep the
 category and initiating rank it gets as written: a rule that only holds at the start of a bare line is a
@@ -14,6 +16,7 @@ rule fitted to a file.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import textwrap
@@ -65,6 +68,11 @@ REWRITES: dict[str, Callable[[str], str]] = {
             "timestamp": "2024-05-01T10:00:00.5Z",
         }
     ),
+    # pasted with line numbers: `grep -n` (a match's `123:`), `cat -n` (`   123\t`)
+    "grep-n": lambda text: "\n".join(f"{i}:{line}" for i, line in enumerate(text.split("\n"), 1)),
+    "cat-n": lambda text: "\n".join(f"{i:>6}\t{line}" for i, line in enumerate(text.split("\n"), 1)),
+    # saved from a rendered page (an issue thread, a CI console page): its HTML escapes left in
+    "html-page-copy": html.escape,
     "journald-json": _json_lines(
         lambda line: {"__REALTIME_TIMESTAMP": "1714557600123456", "_HOSTNAME": "gpu-07", "MESSAGE": line}
     ),

@@ -35,6 +35,7 @@ from knowledge import (
     order,
     parallel,
     report,
+    richtb,
     unwrap,
 )
 from knowledge.facts import load_catalogue
@@ -240,8 +241,8 @@ def _fallback_entry(entries: Sequence[Entry]) -> Entry | None:
 
 def _prepared(source: LogSource) -> LogSource:
     """The source as its job wrote it: Docker's json-file records and log platforms' JSON exports
-    decoded, a web page's HTML escapes undone, a notebook's tracebacks in Python's form, a pasted
+    decoded, a web page's HTML escapes undone, a notebook's and rich's tracebacks in Python's form, a pasted
     copy's line numbers and a multiplexer's label stripped, a copy listed newest first put back in
     order, a pasted log cut at 80 columns joined; its kind, rank and node filled in from its name."""
-    decoded = ipytb.normalize(htmlent.decode(jsonlog.decode(dockerlog.decode(source))))
+    decoded = richtb.normalize(ipytb.normalize(htmlent.decode(jsonlog.decode(dockerlog.decode(source)))))
     return complete(unwrap.rejoin(order.restore(labels.strip(gutter.strip(decoded)))))

@@ -18,7 +18,15 @@ from denpex.core.texts import followups_figures as tx
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import slack as t
-from knowledge import answer_code, answer_doubt, answer_evidence, answer_job, answer_launcher, answer_silent
+from knowledge import (
+    answer_code,
+    answer_doubt,
+    answer_evidence,
+    answer_job,
+    answer_launcher,
+    answer_silent,
+    answer_sure,
+)
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import watchdog
@@ -320,6 +328,8 @@ def culprit_verdict(c: Ctx, m: Match) -> str:
         other = next((r for r in m.ranks if r != ini.rank), None)
         was = "" if other is None else " " + tf.CULPRIT_OTHER.format(rank=other, what=what)
         return tf.CULPRIT_WHICH.format(ini=ini.rank) + was
+    if named[0] == ini.rank and answer_sure.unsure(ini, m.text):
+        return ""  # "how sure are you rank 3 is the culprit?": inferred, said by `answer_sure`
     if named[0] == ini.rank:
         return tf.CULPRIT_YES.format(rank=named[0])
     said = f" {tff.LAUNCHER_FIRST_EXIT}" if _LAUNCHER_SAID.search(m.text) else ""

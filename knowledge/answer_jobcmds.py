@@ -38,6 +38,14 @@ ASKS_DF = re.compile(
     r"|\b(?:clean(?:ed)? ?up|free up|volume|mount|file ?system|partition)\b.{0,80}\b(?:command|cmd)\b"
     r"|\b(?:command|cmd)\b.{0,60}\b(?:clean(?:ed)? ?up|free up|volume|mount|file ?system|partition)\b"
 )
+#: asks for the disk's figures ("how full was the disk?", "what does df say?", "how much space was left?")
+_DF_FIGURES = re.compile(
+    r"\bhow (?:full|much (?:\w+ )?(?:space|room|disk)|many (?:gb|gib|tb|bytes|inodes))\b"
+    r"|\bwhat (?:does|did|would) (?:the )?df (?:say|show|report|give)\b|\bdf (?:output|said|says|shows?)\b"
+    r"|\b(?:disk|volume|fs|file ?system|partition) (?:usage|utili[sz]ation|size|capacity)\b"
+)
+#: a kept line that gives a disk figure (df's `Use%`, "95% full", "12G avail"): then the logs do show it
+_DF_LINE = re.compile(r"\bUse%|\b\d+% (?:full|used)\b|\b\d+(?:\.\d+)?\s?[GT]i?B? (?:avail|free|left)\b", re.I)
 #: asks what to rerun with, to see more ("what do i rerun to get the real error", "anomaly detection")
 ASKS_RERUN = re.compile(
     r"\b(?:re-?run|run (?:it )?again|relaunch|repro\w*)\b.{0,60}"
@@ -84,7 +92,13 @@ def fitted(c: Ctx, m: Match) -> Reply | None:
     ):
         if asks.search(m.text) and (got := answer(c, m)) is not None:
             return got
+    if _DF_FIGURES.search(m.text) and _DISK_WORD.search(m.text):  # "how much space was left on it?"
+        return _df(c, m)
     return None
+
+
+#: the disk named in a figures ask ("how much space was left on the volume"), not GPU or host memory
+_DISK_WORD = re.compile(r"\b(?:disk|volume|drive|file ?system|fs|partition|mount|inodes?|df|space left)\b")
 
 
 def _target(c: Ctx, m: Match) -> RankView | None:
@@ -119,7 +133,11 @@ def _df(c: Ctx, m: Match) -> Reply | None:
     if where is None:
         return None
     folder = os.path.dirname(where.rstrip("/")) if "." in os.path.basename(where) else where
-    return reply("path", tj.DF_DIR.format(dir=folder, path=where, ref=ref(ln)), [ln])
+    said = tj.DF_DIR.format(dir=folder, path=where, ref=ref(ln))
+    shown = any(_DF_LINE.search(x.text) for tl in c.d.tails for x in tl.lines)
+    if _DF_FIGURES.search(m.text) and not shown:  # "how full was it? what does df say?": not logged
+        said = f"{tj.DF_UNSEEN} {said[:1].upper()}{said[1:]}"
+    return reply("path", said, [ln])
 
 
 def _no_path(c: Ctx) -> Reply | None:

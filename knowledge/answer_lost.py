@@ -53,6 +53,11 @@ ASKS_SAVED = re.compile(
     r"|\bany (?:checkpoint|ckpt)s? (?:(?:get |got |been |was |were )?(?:saved|written|on disk|left|at all)"
     r"|(?:\w+ ){0,4}?pick (?:it )?up)\b"
     r"|\b(?:did )?(?:anything|any\w*) (?:get |got |been |was )?(?:checkpointed|saved to disk)\b"
+    # "did it save a checkpoint before it got killed?", "was a ckpt written before the kill?"
+    r"|\b(?:did|has|had) (?:it|we|the (?:job|run|script|trainer)|they) (?:\w+ )?(?:save|write|dump)"
+    r" (?:a |any |an? \w+ )?(?:checkpoint|ckpt)s?\b"
+    r"|\b(?:was|were|did) (?:a |any |the )?(?:checkpoint|ckpt)s? (?:ever |even )?(?:get |got |been )?"
+    r"(?:saved|written)\b(?! (?:to|at|in) )"
 )
 #: resuming named with it ("is there a ckpt i can resume from?"): the restart verdict leads, then the save
 _RESUME_VERDICT = re.compile(r"\b(?:resume|resuming|restart|rerun|relaunch)\b")

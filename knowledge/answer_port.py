@@ -26,7 +26,7 @@ _PORT = re.compile(r"\bport:? (\d{2,5})\b", re.IGNORECASE)
 HOLDER_Q = re.compile(
     r"\b(?:what|who|which process)(?:s|\x27s| is| was)? (?:\w+ )?"
     r"(?:sitting|squatting|camping|holding|hogging|occupying|using|listening|bound)"
-    r"(?: on| to)? (?:it|that|there)\b"
+    r"(?: on| to)? (?:it|that|there|(?:the |that )?port|\d{4,5})\b"
 )
 #: a port the reader means to set ("next time i write --master_port 29500 and is fine?")
 _PROPOSED = re.compile(r"(?:--master[_-]port|master_port|--rdzv[_-]endpoint\S*?:|\bport)[= ]?(\d{2,5})\b")

@@ -238,6 +238,8 @@ def port(c: Ctx, m: Match) -> Reply | None:
                 lead += " " + tf.PORT_DEFAULT.format(default=TORCHRUN_PORT)
             if _IN_USE.search(ln.text) and (_HOLDER.search(m.text) or _EXPLAIN.search(m.text)):  # "old run?"
                 lead += " " + tf.PORT_IN_USE
+            if _IN_USE.search(ln.text) and _WHICH_HOLDER.search(m.text):  # "which process? my old job?"
+                lead += " " + tf.PORT_HOLDER_UNNAMED
             if _IN_USE.search(ln.text) and _BLAME.search(m.text) and (step := _port_step(c)):
                 lead = tf.PORT_BLAME.format(lead=lead, step=step)  # "I hardcode it: is that it?"
             if _IN_USE.search(ln.text) and _PICK.search(m.text) and (step := _port_step(c)):
@@ -265,6 +267,13 @@ _HOLDER = re.compile(
     r"|\bhow (?:(?:do|can|would) )?(?:i|we|to) (?:see|find|check|tell)|\bwho (?:has|had|took|grabbed)\b"
     r"|\b(?:which|what) (?:process|program|pid|app)\w*\b"
     r"|\b(?:cmd|command)s? to (?:check|see|find)\b|\bcheck (?:it|that|the port)\b"
+)
+#: asks who the holder is ("which process is squatting on it?", "is it my old job?"): no line names it
+_WHICH_HOLDER = re.compile(
+    r"\b(?:which|what|whose) (?:\w+ )?(?:process|program|pid|app|job|run|service)\b"
+    r"|\bwho(?:'s| is| was)? (?:\w+ )?(?:holding|using|sitting|squatting|hogging|has|had|took|grabbed|on)\b"
+    r"|\b(?:is|was) it (?:my|our|the|an?|some) (?:own )?(?:old|previous|earlier|last|other|stale|zombie"
+    r"|leftover|prior)\b|\b(?:my|our) (?:old|previous|earlier|last|prior) (?:job|run|launch)\b"
 )
 #: "which flag makes it pick a free port?", "how do I avoid the clash?": how to choose the port
 _PICK = re.compile(

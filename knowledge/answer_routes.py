@@ -35,6 +35,7 @@ from knowledge import (
     answer_guesses,
     answer_history,
     answer_hostmem,
+    answer_howfar,
     answer_hungdead,
     answer_job,
     answer_laststep,
@@ -53,7 +54,9 @@ from knowledge import (
     answer_places,
     answer_port,
     answer_premise,
+    answer_premise_cause,
     answer_printed,
+    answer_proof,
     answer_quote,
     answer_rerun,
     answer_rootcause,
@@ -62,6 +65,7 @@ from knowledge import (
     answer_spans,
     answer_stack,
     answer_story,
+    answer_sure,
     answer_tally,
     answer_time_limit,
     answer_triage,
@@ -201,6 +205,9 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_whatif.what_if, False),  # "would a smaller batch have fixed it?": yes / no / can't tell
     (answer_blame.order_claim, False),  # "did ranks 1-3 fail before rank 0?": no, who failed first
     (answer_blame.blame_call, False),  # "is the barrier the bug?": no, where they waited and on whom
+    (answer_sure.sure_of_rank, False),  # "how sure are you it was rank 3?" when rank 3 was inferred
+    (answer_premise_cause.writer_reason, False),  # "rank 0 got killed because it writes the ckpt?"
+    (answer_premise_cause.cause_claim, False),  # "rank 0 on gpu-01 OOMed, confirm?": who did, and what
     (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
     (answer_premise.step_claim, False),  # "it died at step 9?": the last step any rank logged
     (answer_time_limit.sacct, False),  # "sacct cmd for this one pls": with this job's id
@@ -229,6 +236,11 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_places.place, False),  # "where in train.py were 0-2 waiting": each rank's call and line
     (answer_tally.tally, False),  # "how many ranks printed a traceback / got SIGTERM?": counted
     (answer_ending.ending, False),  # "last step on each rank and when", "quote rank 5's own error"
+    (answer_proof.error_text, False),  # "the actual error text from the write? ENOSPC?": as printed
+    (answer_proof.kill_line, False),  # "the line proving slurm killed it for time": quoted, and why
+    (answer_proof.silent_doing, False),  # "what was rank 3 doing: a loop, I/O?": its lines can't tell
+    (answer_howfar.how_far, False),  # "how far did it get and how fast?": step N of M, rate, phase
+    (answer_howfar.step_diff, False),  # "what's different about the step that died?": its batch line
     (answer_untimed.untimed, False),  # "what time did it fail?" with no time on any line: none
     (answer_spans.spans, False),  # "how long was rank 0 in the save before it threw": the lines' times
     (answer_pace.pace, False),  # "was step 2000 slower?": the step lines' times

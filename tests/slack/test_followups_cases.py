@@ -49,6 +49,8 @@ from tests.slack.test_followups_round21b import CASES as ROUND21B
 from tests.slack.test_followups_round21c import CASES as ROUND21C
 from tests.slack.test_followups_round22a import CASES as ROUND22A
 from tests.slack.test_followups_round22b import CASES as ROUND22B
+from tests.slack.test_followups_round23a import CASES as ROUND23A
+from tests.slack.test_followups_round23b import CASES as ROUND23B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -89,6 +91,8 @@ FACTS = (
     + ROUND21C
     + ROUND22A
     + ROUND22B
+    + ROUND23A
+    + ROUND23B
     + LEVERS
 )
 

@@ -259,6 +259,11 @@ DF_DIR = (
     "`df -h {dir}` (and `df -i {dir}` for inodes, `quota -s` for a quota): that is the directory the save "
     "was writing `{path}` to ({ref})."
 )
+#: asked how full the disk was, or for df's output, when no kept line gives a disk figure
+DF_UNSEEN = (
+    "The logs don't show how full the disk was: no kept line has df output or a free-space figure, only "
+    "the failed write. To read it, run on the node:"
+)
 DF_NO_PATH = (
     "No kept line names a path it was writing to{doing}, so the logs name no volume to check: free "
     "space matters only for the directory your script saves to (its output or checkpoint dir) on {node}."

@@ -21,6 +21,8 @@ from knowledge import unwrap
 #: a line number and its separator: grep's `:` (a match) or `-` (context), cat -n's tab, a gutter's
 #: spaces
 _GUTTER = re.compile(r"^ *([0-9]{1,9})(?::|-|\t| {2,})")
+#: the first non-empty line of a gutter's source, in bytes
+_FIRST = re.compile(rb"\s*(?: *[0-9]{1,9}(?::|-|\t| {2,}))")
 #: fewer numbered lines than this are not told from a few rank-labelled ones by their rise alone ...
 MIN_LINES = 3
 #: ... but by a separator no launcher writes: cat -n's tab, or grep's colon with no space after it
@@ -31,7 +33,7 @@ _TIGHT = re.compile(r"^ *[0-9]{1,9}(?:\t|:[^ \t]|:$)")
 def strip(source: LogSource) -> LogSource:
     """The source without its line-number gutter (as in-memory data), else the source itself."""
     data = unwrap.small_data(source)
-    if data is None:
+    if data is None or _FIRST.match(data) is None:  # the first line decides most sources unread
         return source
     lines = data.decode("utf-8", errors="replace").replace("\r\n", "\n").rstrip("\n").split("\n")
     cut = gutter_widths(lines)

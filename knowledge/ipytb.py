@@ -30,6 +30,13 @@ _CELL = re.compile(r"^Cell In\s?\[(\d*)\], line (\d+)")
 _FRAME8 = re.compile(r"^File (\S+?):(\d+), in ([\w.<>]+)(?:\(.*)?\s*$")
 _FRAME7 = re.compile(r"^(<ipython-input-[^>\s]+>|\S+\.py) in ([\w.<>]+)(?:\(.*)?\s*$")
 _ARROW = re.compile(r"^\s*-*> ?(\d+) (.*)$")
+#: the header, a cell frame or an IPython 8 frame anywhere in the bytes (one scan, no decoding: most
+#: sources have none, and a job has a thousand of them)
+_CUE = re.compile(
+    rb"^[A-Za-z_][\w.]*[ \t]{2,}Traceback \(most recent call last\)[ \t\r]*$"
+    rb"|^Cell In ?\[[0-9]*\], line [0-9]+|^File \S+?:[0-9]+, in [\w.<>]+(?:\(.*)?[ \t\r]*$",
+    re.MULTILINE,
+)
 _RULE = re.compile(r"^-{20,}\s*$")
 _CONTEXT = re.compile(r"^\s+\d+(?: |$)|^\s+\(\.\.\.\)\s*$|^-{20,}\s*$")
 
@@ -37,12 +44,10 @@ _CONTEXT = re.compile(r"^\s+\d+(?: |$)|^\s+\(\.\.\.\)\s*$|^-{20,}\s*$")
 def normalize(source: LogSource) -> LogSource:
     """The source with IPython's tracebacks in Python's form (as in-memory data), else itself."""
     data = unwrap.small_data(source)
-    if data is None:
+    if data is None or _CUE.search(data) is None:
         return source
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     lines = text.rstrip("\n").split("\n")
-    if not any(_HEADER.match(line) or _CELL.match(line) or _FRAME8.match(line) for line in lines):
-        return source
     out = "\n".join(rewrite(lines)) + "\n"
     return source.model_copy(update={"data": out.encode("utf-8"), "path": None})
 

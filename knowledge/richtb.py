@@ -25,6 +25,7 @@ import re
 from denpex.core.models import LogSource
 from knowledge import unwrap
 
+_CORNER = "╭".encode()
 _TOP = re.compile(r"╭─+ ?Traceback \(most recent call last\) ?─+")
 _BOTTOM = re.compile(r"^\s*╰─+")
 _FRAME = re.compile(r"^(\S+):(\d+) in ([\w.<>]+)\s*$")
@@ -38,7 +39,7 @@ _GUIDES = re.compile(r"│\s?")
 def normalize(source: LogSource) -> LogSource:
     """The source with rich's tracebacks in Python's form (as in-memory data), else itself."""
     data = unwrap.small_data(source)
-    if data is None:
+    if data is None or _CORNER not in data:  # a byte search first: most sources have no box
         return source
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     if _TOP.search(text) is None:

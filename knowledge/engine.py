@@ -34,6 +34,7 @@ from knowledge import (
     labels,
     order,
     parallel,
+    progress,
     report,
     richtb,
     unwrap,
@@ -241,8 +242,10 @@ def _fallback_entry(entries: Sequence[Entry]) -> Entry | None:
 
 def _prepared(source: LogSource) -> LogSource:
     """The source as its job wrote it: Docker's json-file records and log platforms' JSON exports
-    decoded, a web page's HTML escapes undone, a notebook's and rich's tracebacks in Python's form, a pasted
-    copy's line numbers and a multiplexer's label stripped, a copy listed newest first put back in
-    order, a pasted log cut at 80 columns joined; its kind, rank and node filled in from its name."""
-    decoded = richtb.normalize(ipytb.normalize(htmlent.decode(jsonlog.decode(dockerlog.decode(source)))))
+    decoded, a web page's HTML escapes undone, a progress bar's redraws split into lines, a
+    notebook's and rich's tracebacks in Python's form, a pasted copy's line numbers and a
+    multiplexer's label stripped, a copy listed newest first put back in order, a pasted log cut at
+    80 columns joined; its kind, rank and node filled in from its name."""
+    decoded = progress.split(htmlent.decode(jsonlog.decode(dockerlog.decode(source))))
+    decoded = richtb.normalize(ipytb.normalize(decoded))
     return complete(unwrap.rejoin(order.restore(labels.strip(gutter.strip(decoded)))))

@@ -43,7 +43,16 @@ def where_in_code(c: Ctx, m: Match) -> Reply | None:
 
 
 #: asks for a line of the user's code ("which line in our code", "where in train.py"), not a log line
-_CODE_ASKED = re.compile(r"\b(?:our|my|your|the) (?:code|script)\b|\bin (?:the )?code\b|\.py\b|\bcode bug\b")
+_CODE_ASKED = re.compile(
+    r"\b(?:our|my|your|the) (?:code|script)\b|\bin (?:the )?code\b|\.py\b|\bcode bug\b|"
+    + r"\b(?:config|code) line\b"
+)
+#: the line that *caused* it asked for ("exact config line that caused it"): the line, then what in it
+#: to change, since the cause is a setting the line leaves out (rank0_only), not only where it is
+_CAUSED = re.compile(
+    r"\b(?:exact|offending|culprit|config) (?:config |code )?line\b|\bwhich line caused\b"
+    r"|\bline (?:that|which) (?:caused|causes|triggered|broke|did) (?:it|this|that)\b"
+)
 
 
 def _from_others(c: Ctx, m: Match) -> Reply | None:
@@ -53,7 +62,7 @@ def _from_others(c: Ctx, m: Match) -> Reply | None:
     r = c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
     if (
         r is None
-        or not _CODE_ASKED.search(m.text)
+        or not (_CODE_ASKED.search(m.text) or _CAUSED.search(m.text))
         or not answer_mechanism.per_rank(c)
         or answer_code.user_frame(c, r.rank) is not None
     ):
@@ -62,7 +71,8 @@ def _from_others(c: Ctx, m: Match) -> Reply | None:
     if not where or line is None:
         return None
     lead = tv.CODE_FROM_OTHERS.format(rank=r.rank, where=where)
-    if WRONG.search(m.text) and (step := answer_rerun.change_step(c)) and step not in lead:
+    asked = WRONG.search(m.text) or _CAUSED.search(m.text)
+    if asked and (step := answer_rerun.change_step(c)) and step not in lead:
         lead = f"{lead} {tv.CODE_BUG_CHANGE.format(step=step)}"  # "what's the bug": what to change in it
     return reply("code", lead, [line])
 

@@ -23,6 +23,9 @@ DEVICE_Q = re.compile(
     r"\b(?:which|what)(?: (?:host|node|box|machine)s?)? ?[/ ]? ?(?:physical |cuda )?"
     r"(?:gpus?|cards?|devices?)\b"
     r"(?!-\d| ?-?hours?| mem| batch)"
+    # a terse on-call ask naming both ("node + gpu for the bad rank", "host/gpu of rank 2")
+    r"|\b(?:node|host|box|machine) ?(?:\+|&|/|and) ?(?:gpu|card|device)\b"
+    r"|\b(?:gpu|card|device) ?(?:\+|&|/|and) ?(?:node|host|box|machine)\b"
 )
 #: a bus id, an Xid or a drain is asked: the Xid's, NCCL's and the hardware answers say those
 _BUS_Q = re.compile(
@@ -45,7 +48,7 @@ def device(c: Ctx, m: Match) -> Reply | None:
     local, oom = _found(c, r)
     block = _in_block(c, r) if local is None else None
     if local is None and oom is None and block is None:
-        return None
+        return _unknown(r) if _BOTH_Q.search(m.text) else None
     said = [
         tff.DEVICE_NODE.format(rank=r.rank, node=r.node) if r.node else tff.DEVICE_NO_NODE.format(rank=r.rank)
     ]
@@ -65,6 +68,22 @@ def device(c: Ctx, m: Match) -> Reply | None:
         said.append(tff.DEVICE_DISAGREE.format(local=index, oom=oom[0]))
     said.append(tff.DEVICE_CHECK.format(node=r.node or "its node"))
     return reply("which_rank", " ".join(said), shown)
+
+
+#: a terse ask for both the node and the device ("node + gpu for the bad rank")
+_BOTH_Q = re.compile(
+    r"\b(?:node|host|box|machine)\b.*\b(?:gpu|card|device)\b|\b(?:gpu|card|device)\b.*\b(?:node|host)\b"
+)
+
+
+def _unknown(r: RankView) -> Reply:
+    """Node and GPU asked, and no line of this job records either: said so for the rank (never a guess:
+    a rank number is no device index without its node's layout), with where to read them."""
+    said = [
+        tff.DEVICE_NODE.format(rank=r.rank, node=r.node) if r.node else tff.DEVICE_NO_NODE.format(rank=r.rank)
+    ]
+    said.append(tff.DEVICE_NO_GPU.format(rank=r.rank))
+    return reply("which_rank", " ".join(said), [r.first_line] if r.first_line is not None else [])
 
 
 def _in_block(c: Ctx, r: RankView) -> tuple[int, str] | None:

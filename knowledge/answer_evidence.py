@@ -28,6 +28,14 @@ from knowledge.lines import parse_step
 _LOSS = re.compile(r"\bloss\b[\"']?\s*[=:]?\s*([-+]?(?:[0-9]+\.?[0-9]*(?:e[-+]?[0-9]+)?|nan|inf))\b", re.I)
 #: how many of the last logged losses an answer shows
 LOSS_SHOWN = 5
+
+
+def loss_of(text: str) -> str:
+    """The loss a step line prints ("step 1/10 loss 1.0193" -> "1.0193"), or "" when it prints none."""
+    found = _LOSS.search(text)
+    return found.group(1) if found else ""
+
+
 #: a last value this many times the typical one before it is a spike
 SPIKE_RATIO = 2.0
 

@@ -252,7 +252,8 @@ def _step_hint(c: Ctx, r: RankView) -> tuple[str, list[EvidenceLine]]:
     if logged:
         best = max(logged, key=lambda x: (x.last_step or 0, -x.rank))
         line = [best.last_step_line] if best.last_step_line else []
-        return tf.no_step(r.rank, tf.other_step(best.last_step or 0, best.rank)), line
+        loss = answer_evidence.loss_of(best.last_step_line.text) if best.last_step_line else ""
+        return tf.no_step(r.rank, tf.other_step(best.last_step or 0, best.rank, loss)), line
     for ln in c.view.evidence:
         found = _SAVING.search(ln.text)
         if found:

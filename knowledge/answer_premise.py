@@ -210,6 +210,8 @@ _WHICH_STEP = re.compile(
     r"\b(?:which|what) step\b|\baround (?:which|what) step\b|\bwhich iter\w*\b"
     # terse: "step when it died", "timeout value last step"
     r"|^(?:the )?step (?:when|it|where)\b|\blast step\W*$"
+    # an on-call command joined to another ask ("last step logged before it died, and which rank …")
+    r"|^last (?:good |completed )?step (?:logged|printed|reached|seen)\b"
 )
 _STEP_SAID = re.compile(r"\bstep \d+")
 

@@ -49,6 +49,7 @@ from knowledge import (
     answer_norank,
     answer_origin,
     answer_overview,
+    answer_owner,
     answer_pace,
     answer_pid,
     answer_places,
@@ -211,6 +212,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
     (answer_premise.step_claim, False),  # "it died at step 9?": the last step any rank logged
     (answer_time_limit.sacct, False),  # "sacct cmd for this one pls": with this job's id
+    (answer_owner.owner, False),  # "model team or infra ticket?": whose it is, by this job's cause
     (_whose_pid, False),  # "`Killed process 51234` whose pid is that": its rank and node
     (answer_doubt_quote.which_line, False),  # "which line says time limit, quote it"
     (answer_evidence.sigkill_check, True),  # "'killed by signal: Killed' -- a sigkill?": who sent it

@@ -41,6 +41,8 @@ def timeline(c: Ctx, m: Match) -> Reply | None:
         return None
     events.sort(key=lambda e: e[0])
     parts = [f"{at[11:19]} {name} ({ref(ln)})" for at, name, ln in events]
+    if c.view.start and c.view.start[:19] < events[0][0][:19]:  # where the run began, then its events
+        parts.insert(0, f"{c.view.start[11:19]} {tff.EV_START}")
     lead = tff.TIMELINE.format(events="; ".join(parts))
     step = last_step(c, year)
     if step is not None and ini.borrowed:  # no time of its own: how long after the step is not known

@@ -51,6 +51,7 @@ from tests.slack.test_followups_round22a import CASES as ROUND22A
 from tests.slack.test_followups_round22b import CASES as ROUND22B
 from tests.slack.test_followups_round23a import CASES as ROUND23A
 from tests.slack.test_followups_round23b import CASES as ROUND23B
+from tests.slack.test_followups_round24a import CASES as ROUND24A
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -93,6 +94,7 @@ FACTS = (
     + ROUND22B
     + ROUND23A
     + ROUND23B
+    + ROUND24A
     + LEVERS
 )
 

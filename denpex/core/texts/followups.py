@@ -91,9 +91,11 @@ def no_step(rank: int, other: str) -> str:
     return f"No step number is in rank {rank}'s saved lines{other}."
 
 
-def other_step(step: int, rank: int) -> str:
-    """Ranks step in lockstep (each step's collectives need them all), so the failure came after it."""
-    return f"; the last step any rank logged is step {step} (rank {rank}), so it failed after step {step}"
+def other_step(step: int, rank: int, loss: str = "") -> str:
+    """Ranks step in lockstep (each step's collectives need them all), so the failure came after it;
+    the loss that step printed is said with it (an on-call reader quotes the two together)."""
+    at = f"rank {rank}, loss {loss}" if loss else f"rank {rank}"
+    return f"; the last step any rank logged is step {step} ({at}), so it failed after step {step}"
 
 
 def saving_file(name: str, source: str) -> str:

@@ -52,6 +52,8 @@ TIMELINE_AFTER_STEP_BORROWED = (
 )
 TIMELINE_END = "The last line is at {at}."
 EV_STEP = "last good step {step}"
+#: the job's first timed line: a timeline starts where the run began, not at its last good step
+EV_START = "the job's first line (start)"
 EV_PHASE = "`{words}`"
 EV_KERNEL = "the kernel's line"
 EV_OWN_ERROR = "rank {rank}'s own error `{text}`"
@@ -307,6 +309,10 @@ DEVICE_NODE = "Rank {rank} ran on {node}."
 DEVICE_NO_NODE = (
     "The logs don't say which node rank {rank} ran on: its host is not recorded in any line "
     "(`sacct -j <jobid> -o JobID,NodeList` lists the job's nodes)."
+)
+DEVICE_NO_GPU = (
+    "Its GPU is not in the logs either: no line of rank {rank} records its local_rank, CUDA device or bus id "
+    "(the launcher's `local_rank` in its failure summary, or `nvidia-smi` on its node, names it)."
 )
 DEVICE_LOCAL = (
     "Its GPU: local_rank {n} ({ref}); torchrun gives local rank {n} the node's device {n} (cuda:{n}), "

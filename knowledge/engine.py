@@ -246,6 +246,6 @@ def _prepared(source: LogSource) -> LogSource:
     notebook's and rich's tracebacks in Python's form, a pasted copy's line numbers and a
     multiplexer's label stripped, a copy listed newest first put back in order, a pasted log cut at
     80 columns joined; its kind, rank and node filled in from its name."""
-    decoded = progress.split(htmlent.decode(jsonlog.decode(dockerlog.decode(source))))
-    decoded = richtb.normalize(ipytb.normalize(decoded))
-    return complete(unwrap.rejoin(order.restore(labels.strip(gutter.strip(decoded)))))
+    decoded = gutter.strip(htmlent.decode(jsonlog.decode(dockerlog.decode(source))))
+    decoded = richtb.normalize(ipytb.normalize(progress.split(decoded)))  # after the gutter: a bar's
+    return complete(unwrap.rejoin(order.restore(labels.strip(decoded))))  # redraws have no number

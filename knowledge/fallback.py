@@ -28,10 +28,12 @@ from knowledge.signals import ActorKey, Job, job_year
 _LABELS = r"^[ \t]*(?:\[[^\]\n]{1,40}\](?:<std[a-z]{3,4}>)?:? ?|[0-9]{1,5}: )*[ \t*_>`]*"  # and Markdown
 _TRACEBACK = re.compile(_LABELS + r"Traceback \(most recent call last\):")
 # CPython's last traceback line: `pkg.mod.SomeError: message` (Lib/traceback.py format_exception_only);
-# TF1's session wrapper prints `InternalError (see above for traceback): message`
+# TF1's session wrapper prints `InternalError (see above for traceback): message`. CPython writes the
+# colon only before a message, so `SomeError:` ending its line is one whose message went on the next
+# line (a message that starts with a newline, or a paste wrapped at a fixed width)
 _EXCEPTION = re.compile(
     _LABELS + r"((?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt)))"
-    r"(?:(: [^ \t]| \(see above for traceback\): )|:?[ \t*`]*$)"
+    r"(?:(: [^ \t]| \(see above for traceback\): |:[ \t]*$)|[ \t*`]*$)"
 )
 # IPython/Jupyter names the exception before its frames: `KeyError     Traceback (most recent call last)`
 _IPYTHON_HEADER = re.compile(
@@ -137,7 +139,7 @@ class Fatal:
 
 def verdict_kind(text: str, after_traceback: bool) -> tuple[str, str, bool] | None:
     """(kind, name, first-hand) of one line, or None when it is no fatal line."""
-    bare = strip_delivery(text)
+    bare = strip_delivery(text.lstrip(" \t"))  # a paste's indent may sit before a worker's label
     if _TEARDOWN.search(bare):
         return None
     for name, rx in _SIGNAL_WORDS:
@@ -169,7 +171,7 @@ def last_fatal(job: Job, source: int) -> Fatal | None:
     last: dict[int, Fatal] = {}  # by `_strength`
     frames: list[tuple[int, str]] = []
     for n, text in job.scans[source].numbered_tail:
-        if _TRACEBACK.match(strip_delivery(text)):
+        if _TRACEBACK.match(strip_delivery(text.lstrip(" \t"))):
             seen_traceback = True
             continue
         if _FRAME.search(text):

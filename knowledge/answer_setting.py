@@ -27,6 +27,9 @@ ASKS_VALUE = re.compile(
     r"|\bwhat (?:was|is) (?:it|that|this) set to\b"
     r"|\b(?:did|do) (?:we|i|you) (?:have|set|use) (?:it|that|this)\b"
     r"|\b(?:on|enabled|set) (?:here|in this (?:run|job))\b|\bdo(?:es)? (?:here|in this (?:run|job))\b"
+    r"|\b(?:on|off|enabled|disabled|set|true|false) in (?:our|my|the|this|your) (?:\w+ )?"
+    r"(?:config\w*|json|yaml)\b"
+    r"|\b(?:can|could) (?:u|you|i|we) see (?:it|that|this|its value|the value)\b.{0,20}\b(?:logs?|output)\b"
 )
 #: what a kept line implies about a setting it does not name: (setting, the line's mark, value, why)
 _IMPLIED = (

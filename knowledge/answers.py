@@ -41,6 +41,7 @@ from knowledge import (
     answer_more,
     answer_others,
     answer_overview,
+    answer_parts,
     answer_port,
     answer_premise,
     answer_quote,
@@ -106,6 +107,7 @@ class Answerer:
         whole = self.matcher.match(self.matcher.text(question), nodes)
         got = answer_figures.whole_message(self.ctx, whole, got)  # "and how big was it?", "numbers pls"
         got = answer_judge.with_facts(self.ctx, whole.text, got)  # "is the box broken?", "whose fault?"
+        got = answer_parts.complete(self.ctx, whole.text, got, self.asked)  # a part left out
         said, shown = answer_doubt_said.named(self.ctx, self.matcher.text(question))
         if not said or said.lower() in answer_asks.said(got):
             return got

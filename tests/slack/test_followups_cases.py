@@ -52,6 +52,8 @@ from tests.slack.test_followups_round22b import CASES as ROUND22B
 from tests.slack.test_followups_round23a import CASES as ROUND23A
 from tests.slack.test_followups_round23b import CASES as ROUND23B
 from tests.slack.test_followups_round24a import CASES as ROUND24A
+from tests.slack.test_followups_round25a import CASES as ROUND25A
+from tests.slack.test_followups_round25b import CASES as ROUND25B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -95,6 +97,8 @@ FACTS = (
     + ROUND23A
     + ROUND23B
     + ROUND24A
+    + ROUND25A
+    + ROUND25B
     + LEVERS
 )
 

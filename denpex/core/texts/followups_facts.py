@@ -140,7 +140,10 @@ KEY_INFERRED = (
 
 # whether the logs say a message the reader names ("does anything actually say No space left on device?")
 SAID_YES = "Yes: {ref} says `{phrase}`, quoted as logged below."
-SAID_NOT = "No: {said} is not in any line Denpex kept from this job's logs, in those words."
+SAID_NOT = (
+    "No: {said} is not in any line Denpex kept from this job's logs, in those words: it does not appear"
+    " in them."
+)
 SAID_INSTEAD = (
     "What the logs say instead, for {who}: {quoted}. The verdict ({what}) is inferred from these lines."
 )

@@ -78,6 +78,21 @@ _SIGNAL_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("SIGKILL", re.compile(r"\bSIGKILL\b|\b[Ss]ignal 9\b|(?:^|[\]: ])Killed[ \t]*$")),
     ("SIGTERM", re.compile(r"\bSIGTERM\b|\b[Ss]ignal 15\b")),
 )
+#: every line a signal's words can match holds one of these (a substring test per line before the
+#: seven searches: `last_fatal` reads every tail line of a thousand ranks)
+_SIGNAL_HINTS = (
+    "Segmentation",
+    "SIG",
+    "ignal ",
+    "us error",
+    "Floating",
+    "Illegal",
+    "Aborted",
+    "Fatal Python",
+    "terminate called",
+    "*** ",
+    "Killed",
+)
 # a launcher's or the shell's exit report: torchrun `exitcode: -7`, DeepSpeed `return code = -7`,
 # srun `Exited with exit code 1`, subprocess `returned non-zero exit status 1`
 _EXIT = re.compile(
@@ -142,19 +157,21 @@ def verdict_kind(text: str, after_traceback: bool) -> tuple[str, str, bool] | No
     bare = strip_delivery(text.lstrip(" \t"))  # a paste's indent may sit before a worker's label
     if _TEARDOWN.search(bare):
         return None
-    for name, rx in _SIGNAL_WORDS:
-        if rx.search(bare):
-            return name, name, True
+    if any(hint in bare for hint in _SIGNAL_HINTS):
+        for name, rx in _SIGNAL_WORDS:
+            if rx.search(bare):
+                return name, name, True
     m = _EXCEPTION.match(bare)
     # an excerpt often drops the `Traceback` header; a message after the name is Python's format too
     found = (m.group(2), m.group(3)) if m else None
     if found is None and (h := _IPYTHON_HEADER.match(bare)) is not None:
         found = (h.group(1), h.group(1))  # a notebook's header: the name, even if the excerpt stops here
-    if found is None and (q := _QUALIFIED.search(bare)) is not None:
+    if found is None and ": " in bare and (q := _QUALIFIED.search(bare)) is not None:
         found = (q.group(2), q.group(1)) if q.group(1) else (q.group(4), q.group(3))
     if found is not None and (after_traceback or found[1]) and found[0] not in _REPORTS:
         return ("stopped" if found[0] in _STOPPED else "exception"), found[0], True
-    m = _EXIT.search(bare)
+    low = bare.lower()
+    m = _EXIT.search(bare) if "exit" in low or "code" in low or "died" in low or "failed" in low else None
     if m:
         code = int(m.group(1))
         signo = -code if code < 0 else code - 128 if 128 < code < 160 else 0

@@ -16,7 +16,15 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_spans as ts
-from knowledge import answer_more, answer_pace, answer_quote, answer_story, answer_timeline, answer_where
+from knowledge import (
+    answer_more,
+    answer_pace,
+    answer_quote,
+    answer_spans_named,
+    answer_story,
+    answer_timeline,
+    answer_where,
+)
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -35,14 +43,16 @@ _NAMED: dict[str, re.Pattern[str]] = {
     "save": re.compile(r"\bsav(?:e|ing)\b|\bcheckpoint\w*|\bckpt\b|\btorch\.save\b|state_dict\b"),
     "failure": re.compile(
         r"\b(?:died|dying|die|threw|throw|thrown|crash\w*|errored|went down|failed|failing)\b"
+        r"|\b(?:rank \d+'?s?|its) (?:\w+ )?error\b"
     ),
-    "kernel": re.compile(r"\boom[- ]?killer\b|\bxid\b|\bdmesg\b"),
+    "kernel": re.compile(r"\boom[- ]?kill\w*|\bxid\b|\bdmesg\b|\b(?:fell|fallen) off\b"),
     "teardown": re.compile(
         r"\bsigterm\w*|\bkill(?:ing|ed)? (?:things|the others|everything|them|off|the rest)\b"
         r"|\bgot killed\b|\btear\w* (?:it |everything )?down\b|\bteardown\b"
     ),
     "report": re.compile(
-        r"\bfailed \(?exitcode\b|\bexitcode: ?-?\d+|\blauncher'?s? (?:\w+ )?(?:failed|failure) line\b"
+        r"\b(?:torchrun|launcher|agent) (?:notic\w*|fail\w*|gave up|giv\w* up)|\bnotic\w* it\b"
+        r"|\bfailed \(?exitcode\b|\bexitcode: ?-?\d+|\blauncher'?s? (?:\w+ )?(?:failed|failure) line\b"
     ),
     "end": re.compile(
         r"\btorchrun (?:report\w*|logg\w*)|\breport\w* the failure\b|\bfailure (?:logged|reported|report)\b"
@@ -55,6 +65,8 @@ _WAITED = re.compile(
     r" (?:\w+ ){0,2}?(?:wait|sit|sat|park|hang|hung|stuck|block)\w*"
     r"|\bhow long after\b[^?]{0,50}\b(?:wait|sit|sat|park|stuck|block)\w*"
 )
+#: "how long did each step take" beside a span: the step rate leads
+_PER_STEP = re.compile(r"\b(?:each|every|a|one) step\b.{0,20}\btak\w*|\bper step\b")
 _FRACTION = re.compile(r"\d{2}:\d{2}:\d{2}[.,]\d")
 _KERNEL_LINE = re.compile(r"invoked oom-killer|Out of memory: Killed process|NVRM: Xid|segfault at")
 
@@ -73,10 +85,11 @@ def spans(c: Ctx, m: Match) -> Reply | None:
     """The named events in time order, each with its own line's time, and the span between each two;
     how long the other ranks waited when asked. None unless two events (or a wait) can be timed."""
     ini = c.view.initiating
-    if not _ASKS.search(m.text) or ini is None or not ini.first_time:
+    year = (ini.first_time if ini is not None and ini.first_time else c.view.start or "")[:4]
+    if not _ASKS.search(m.text) or not year:
         return None
-    events = _events(c, ini.first_time[:4])
-    chosen = sorted(_named(events, m.text), key=_when)
+    events = _events(c, year) if ini is not None and ini.first_time else []  # a kill: no failure line
+    chosen = sorted(_dedup(_named(events, m.text) + _extra(c, m.text, year)), key=_when)
     waited = _waited(c, events) if _WAITED.search(m.text) else ""
     if len(chosen) < 2 and not (waited and chosen):  # a wait alone: the timeout's answer says it
         return None
@@ -85,7 +98,9 @@ def spans(c: Ctx, m: Match) -> Reply | None:
         return two  # two events it names and times itself (a save, the teardown)
     said = [_listed(chosen, events)] if len(chosen) >= 2 else []
     said.append(waited)
-    if answer_pace.RATE_Q.search(m.text) and (rate := answer_pace.pace(c, m)) is not None:
+    if (answer_pace.RATE_Q.search(m.text) or _PER_STEP.search(m.text)) and (
+        rate := answer_pace.pace(c, m)
+    ) is not None:
         said.insert(0, rate.lead)
     shown = [e.line for e in chosen if e.line is not None]
     return reply("when", " ".join(x for x in said if x), shown[:4])
@@ -97,11 +112,31 @@ def _named(events: list[Event], text: str) -> list[Event]:
     report = _NAMED["report"].search(text)
     out = []
     for e in events:
-        found = _NAMED[e.kind].search(text)
+        found = _NAMED[e.kind].search(text) if e.kind in _NAMED else None
+        if found is None and e.kind == "failure" and e.line is not None and _KERNEL_LINE.search(e.line.text):
+            found = _NAMED["kernel"].search(text)  # the kernel's line is the first failure itself
         if found is None:
             continue
         inside = report is not None and e.kind == "failure" and report.start() <= found.start() < report.end()
         if not inside:
+            out.append(e)
+    return out
+
+
+def _extra(c: Ctx, text: str, year: str) -> list[Event]:
+    """The events only a quote or a word of the question names (a log phrase, the launch, a NaN)."""
+    out = []
+    for e in answer_spans_named.named(c, text, year):
+        coarse = _coarse(e.line) if e.line is not None else not re.search(r"\.\d*[1-9]", e.at)
+        out.append(Event(e.kind, e.name, e.at, e.line, coarse))
+    return out
+
+
+def _dedup(events: list[Event]) -> list[Event]:
+    """Each line once: a quoted phrase may name the very line a word names too."""
+    out: list[Event] = []
+    for e in events:
+        if e.line is None or all(e.line is not o.line for o in out):
             out.append(e)
     return out
 
@@ -181,7 +216,7 @@ def _bound(chosen: list[Event], every: list[Event]) -> str:
     order = list(_NAMED)  # at one time, the later event of the story (the save after its step line)
     before = max(
         (e for e in every if not e.borrowed and e.at <= fail.at),
-        key=lambda e: (e.at, order.index(e.kind)),
+        key=lambda e: (e.at, order.index(e.kind) if e.kind in order else 0),
         default=None,
     )
     after = min(

@@ -49,6 +49,7 @@ from knowledge import (
     answer_status,
     answer_story,
     answer_time_limit,
+    answer_unlogged,
     answer_wallclock,
 )
 from knowledge import answer_routes as routes
@@ -223,6 +224,11 @@ class Answerer:
         got = self._with_doing(self.answer_one(question), text)
         if (room := answer_more.headroom(self.ctx, text)) and room.lower() not in answer_asks.said(got):
             got = answer_asks.with_lead(got, room, [])  # "and how do we check the box has headroom"
+        said, shown = answer_unlogged.kernel(self.ctx, text)
+        if said and said.lower() not in answer_asks.said(got):
+            got = answer_join.first(got, said, shown)  # "any dmesg?": none collected, then the usual answer
+        if (gap := answer_unlogged.values(self.ctx, text)) and gap.lower() not in answer_asks.said(got):
+            got = reply("facts", gap, []) if got.intent == "help" else answer_join.first(got, gap, [])
         if (spent := answer_cost.cost(self.ctx, text)) and "gpu-hours" not in answer_asks.said(got):
             got = answer_cost.with_cost(got, spent)  # "how many GPU-hours did they burn waiting?"
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)

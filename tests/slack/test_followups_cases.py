@@ -54,6 +54,8 @@ from tests.slack.test_followups_round23b import CASES as ROUND23B
 from tests.slack.test_followups_round24a import CASES as ROUND24A
 from tests.slack.test_followups_round25a import CASES as ROUND25A
 from tests.slack.test_followups_round25b import CASES as ROUND25B
+from tests.slack.test_followups_round26a import CASES as ROUND26A
+from tests.slack.test_followups_round26b import CASES as ROUND26B
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -99,6 +101,8 @@ FACTS = (
     + ROUND24A
     + ROUND25A
     + ROUND25B
+    + ROUND26A
+    + ROUND26B
     + LEVERS
 )
 

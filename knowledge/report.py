@@ -83,6 +83,8 @@ def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
         first = min(sigs, key=Signal.order)
         if first.hit.secondhand:
             why = wording.reported_by_launcher()
+        elif v.rank is None and v.category == "scheduler_kill":
+            why = wording.STOPPED_BY_SCHEDULER
         elif first.role == "primary" and not first.demoted:
             why = wording.failed_after(v.rank)
         else:

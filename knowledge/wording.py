@@ -21,6 +21,10 @@ def waited_on(rank: int | None) -> str:
     return f"waited on rank {rank}" if rank is not None else "waited on the initiating failure"
 
 
+#: a collateral rank of a scheduler's kill with no rank failing first: there is no failure to wait on
+STOPPED_BY_SCHEDULER = "stopped by the scheduler with the rest of the job"
+
+
 def failed_after(rank: int | None) -> str:
     return f"failed after rank {rank}" if rank is not None else "failed after the initiating failure"
 
@@ -365,4 +369,27 @@ def unreadable_file(message: str) -> tuple[str, str]:
         f"a log file Denpex could not read ({message})",
         "check the file's permissions (`ls -l`) and run Denpex as a user who can read it, or copy it "
         "somewhere readable",
+    )
+
+
+def npu_rank(rank: int) -> str:
+    return (
+        f"The failure is rank {rank}'s: torch_npu tagged its error code with `RankID:{rank}` in the same "
+        "log, and no other rank is named there."
+    )
+
+
+def lone_worker(rank: int) -> str:
+    return (
+        f"Processes that print no rank timed out waiting on the c10d store mid-run, while rank {rank}, the "
+        "only rank the log names, was still entering the collective: it is most likely the rank they "
+        "waited for (slow, e.g. evaluating or saving alone), not a network fault."
+    )
+
+
+def root_cause_rank(rank: int, shown: int) -> str:
+    return (
+        f"torchrun's failure summary gives rank {rank} as its Root Cause (first observed failure); the "
+        f"traceback in the logs is rank {shown}'s, and no line has a time to order them otherwise, so "
+        f"rank {rank} is named."
     )

@@ -38,6 +38,7 @@ from bot.web.links import entry_url
 from denpex.core.models import Diagnosis, EvidenceLine, JobRef
 from denpex.core.settings import DrainAction
 from denpex.core.texts import actions as action_texts
+from denpex.core.texts import cli as cli_texts
 from denpex.core.texts import flightrec as fr_texts
 from denpex.core.texts import slack as texts
 from knowledge.jobfacts import JobFacts, fill
@@ -106,8 +107,13 @@ def _job_facts(job: JobRef) -> str:
     return " · ".join(facts)
 
 
+def _who(d: Diagnosis) -> str:
+    seen = cli_texts.ranks_seen(d.stats.files, d.stats.ranks)
+    return cli_texts.initiator(d.initiating.rank, category=d.category, ranks_seen=seen)
+
+
 def _rank_phrase(d: Diagnosis) -> str:
-    rank = "rank ?" if d.initiating.rank is None else f"rank {d.initiating.rank}"
+    rank = _who(d)
     node = f" on {inline_code(d.initiating.node)}" if d.initiating.node else ""
     return f"{rank}{node}"
 
@@ -306,7 +312,7 @@ class BlockKitRenderer:
     ) -> list[SlackMessage]:
         d = diagnosis
         title = d.entry.title if d.entry else d.category.replace("_", " ")
-        text = clip(escape(f"{title}: initiating rank {d.initiating.rank} — {d.root_cause}"), 3000)
+        text = clip(escape(f"{title}: started by {_who(d)} — {d.root_cause}"), 3000)
         footer = [divider(), self._footer(d)]
         blocks = [header(title), *self._body(d, None), *footer]
         if line_count(blocks) > THREAD_LINES:  # the short form, the rest behind the Details button
@@ -387,7 +393,9 @@ def evidence_text(job: JobRef, d: Diagnosis) -> str:
     out = [f"Denpex diagnosis for {job.key}", f"category: {d.category}  confidence: {d.confidence:.2f}"]
     if d.entry:
         out.append(f"entry: {d.entry.id} — {d.entry.title}")
-    out += ["", f"== initiating rank {d.initiating.rank} on {d.initiating.node} at {d.initiating.time}"]
+    ini = d.initiating
+    where = "".join(f" {k} {v}" for k, v in (("on", ini.node), ("at", ini.time)) if v)
+    out += ["", f"== initiating: {_who(d)}{where}"]
     out += [f"{ln.source}:{ln.line}: {ln.text}" for ln in d.initiating.evidence]
     for group in d.collateral:
         out.append(f"== collateral ranks {rank_ranges(group.ranks)}: {group.category} — {group.why}")

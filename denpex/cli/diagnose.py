@@ -204,7 +204,10 @@ def render(diag) -> None:
     out.rule(f"[bold]{texts.HEADING}[/]{title}")
     out.print(f"[bold]{texts.confidence_line(diag.category, diag.confidence)}[/]")
     ini = diag.initiating
-    line = texts.initiating_line(ini.rank, ini.node, ini.time, ini.time_borrowed)
+    seen = texts.ranks_seen(diag.stats.files, diag.stats.ranks)
+    line = texts.initiating_line(
+        ini.rank, ini.node, ini.time, ini.time_borrowed, category=diag.category, ranks_seen=seen
+    )
     out.print(f"[bold]{texts.INITIATING}:[/] {escape(line)}")
     if diag.suspect_ranks:  # every rank the Flight Recorder dumps implicate, with why (a few)
         from denpex.core.texts import flightrec as fr_texts

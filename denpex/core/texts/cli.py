@@ -45,8 +45,41 @@ ALTERNATIVES = "Also possible"
 SCANNING = "Scanning logs"
 
 
-def initiating_line(rank: int | None, node: str | None, time: str | None, borrowed: bool = False) -> str:
-    who = f"rank {rank}" if rank is not None else "rank unknown"
+#: who started it when no rank did: the scheduler stopped every rank (a time limit, a cancel) ...
+NO_RANK_SCHEDULER = "the scheduler (no rank failed on its own)"
+#: ... or the launcher failed before any worker logged a line (a rendezvous port in use)
+NO_RANK_LAUNCHER = "the launcher, before any rank started"
+
+
+def initiator(rank: int | None, *, category: str = "", ranks_seen: int = -1) -> str:
+    """Who started the failure, said the same way in the terminal, the Slack thread and the evidence
+    file: "rank unknown" only when a rank did fail but no line tells which; a scheduler kill or a
+    launcher that failed before any rank ran has no rank to name, and "rank unknown" would send the
+    reader looking for one."""
+    if rank is not None:
+        return f"rank {rank}"
+    if category == "scheduler_kill":
+        return NO_RANK_SCHEDULER
+    if ranks_seen == 0:
+        return NO_RANK_LAUNCHER
+    return "rank unknown"
+
+
+def ranks_seen(files: int, ranks: int) -> int:
+    """The rank count `initiator` may trust: none when no file was read (a diagnosis built elsewhere)."""
+    return ranks if files else -1
+
+
+def initiating_line(
+    rank: int | None,
+    node: str | None,
+    time: str | None,
+    borrowed: bool = False,
+    *,
+    category: str = "",
+    ranks_seen: int = -1,
+) -> str:
+    who = initiator(rank, category=category, ranks_seen=ranks_seen)
     where = f" on {node}" if node else ""
     when = (
         (f" at or after {time} (its line has no time of its own)" if borrowed else f" at {time}")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from knowledge import (
     answer_advice,
     answer_advice_value,
+    answer_around,
     answer_backend,
     answer_bind,
     answer_blame,
@@ -20,6 +21,7 @@ from knowledge import (
     answer_code,
     answer_code_cause,
     answer_code_raised,
+    answer_compare,
     answer_complaint,
     answer_debug,
     answer_device,
@@ -76,6 +78,7 @@ from knowledge import (
     answer_whatif,
     answer_world,
     answer_xid_facts,
+    answer_yesno,
 )
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.intents import Match
@@ -189,6 +192,8 @@ def _crashed_library(c: Ctx, m: Match) -> Reply | None:
 FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_norank.no_such_rank, False),  # "did rank 5 enter SeqNum 5?" on a 4-rank job: no rank 5
     (answer_world.world, False),  # "world_size=4 here, world 8 there: which is it?": the ranks shown
+    (answer_compare.slurm_states, False),  # "what would slurm show if this were preemption?"
+    (answer_compare.instead, False),  # "confidence only 0.46, what would make you call it a hang?"
     (answer_device.device, False),  # "which host/gpu was rank 0 on?": its node and device, by line
     (answer_story.timeline_first, False),  # "postmortem timeline, times as printed: …": every event
     (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"
@@ -204,10 +209,13 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_triage.usual_noise, False),  # "usual nccl timeout noise, safe to ignore?": who they waited on
     (answer_fixordebug.fix_or_debug, False),  # "num_workers=0: a fix or just a debug step?": which, first
     (answer_whatif.what_if, False),  # "would a smaller batch have fixed it?": yes / no / can't tell
+    (answer_compare.separate, False),  # "ranks 1-3 died in barrier: a separate comm failure?"
+    (answer_compare.code, False),  # "which error code did the socket return?": as the line prints it
     (answer_blame.order_claim, False),  # "did ranks 1-3 fail before rank 0?": no, who failed first
     (answer_blame.blame_call, False),  # "is the barrier the bug?": no, where they waited and on whom
     (answer_sure.sure_of_rank, False),  # "how sure are you it was rank 3?" when rank 3 was inferred
     (answer_premise_cause.writer_reason, False),  # "rank 0 got killed because it writes the ckpt?"
+    (answer_yesno.crash_claim, False),  # "the worker on rank 3 segfaulted, right?": who started it
     (answer_premise_cause.cause_claim, False),  # "rank 0 on gpu-01 OOMed, confirm?": who did, and what
     (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
     (answer_premise.step_claim, False),  # "it died at step 9?": the last step any rank logged
@@ -231,8 +239,10 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_job.progress_at_end, False),  # "still making progress when slurm killed it?": step, end
     (answer_grace.grace, False),  # "how long was the grace period before the step was killed?"
     (answer_laststep.last_step_when, False),  # "last training step logged before the crash, and when?"
+    (answer_around.steps_done, False),  # "how many steps completed before the crash?": the last step
     (answer_job.job_and_step, False),  # "JOB 991 vs STEP 991.0 lines?": the job, its step, one event
     (answer_silent.own_output, False),  # "anything in rank 3's stderr?": what the silent rank wrote
+    (answer_around.around, False),  # "printed on rank 5 right before the OOM / after the Xid?"
     (answer_printed.printed, False),  # "does the log print X=true anywhere, or is it inferred?"
     (answer_hostmem.host_each, False),  # "host RAM of each rank?": the kernel's kill line, the rest unknown
     (answer_places.place, False),  # "where in train.py were 0-2 waiting": each rank's call and line

@@ -21,6 +21,11 @@ from knowledge.lines import parse_timestamp
 
 #: a rank's only line is the launcher's stop (SIGTERM), not an error of its own
 _STOPPED = re.compile(r"SIGTERM|Signal 15|exitcode ?: ?-15")
+#: "where in my code did it crash?": the code answer says where (or how to get the stack: faulthandler)
+_ASKS_CODE = re.compile(r"\bwhere in (?:my|the|our|his|her|their) code\b")
+#: signals of a native crash, where faulthandler and a core dump give the stack (not a SIGKILL)
+_NATIVE = re.compile(r"SIGSEGV|SIGABRT|SIGBUS|SIGILL|exitcode ?: ?-(?:11|6|7|4)\b|[Ss]egmentation")
+_ERRORISH = re.compile(r"Traceback|\bERROR\b|Error\b|\berror\b|exception|fault", re.IGNORECASE)
 
 
 def silent(r: RankView | None) -> bool:
@@ -64,6 +69,13 @@ ASKS_OUTPUT = re.compile(
 )
 
 
+def _no_own_error(c: Ctx, r: RankView) -> bool:
+    """The rank that started it printed no error of its own: only the launcher or the kernel named it
+    (a segfault's `exitcode -11`), its own files hold no error line."""
+    own = [ln for tl in c.d.tails if tl.rank == r.rank for ln in tl.lines]
+    return r.role == "initiating" and bool(own) and not any(_ERRORISH.search(ln.text) for ln in own)
+
+
 def own_output(c: Ctx, m: Match) -> Reply | None:
     """ "Is there anything in rank 3's stderr?", "any log from rank 3 at all?": for the silent rank,
     what it did write (its files, its last line) and that no error or traceback of it was kept, set
@@ -71,7 +83,10 @@ def own_output(c: Ctx, m: Match) -> Reply | None:
     if not ASKS_OUTPUT.search(m.text):
         return None
     r = c.view.ranks.get(m.rank) if m.rank is not None else c.view.initiating
-    if r is None or not (silent(r) or r.role == "healthy"):
+    dead = (
+        r is not None and not _ASKS_CODE.search(m.text) and _no_own_error(c, r)
+    )  # "where in my code": the code's
+    if r is None or not (silent(r) or r.role == "healthy" or dead):
         return None
     own = rank_lines(c, r.rank)
     logs = {tl.source for tl in c.d.tails if tl.rank == r.rank}  # its own log files, not a trace dump
@@ -94,7 +109,14 @@ def own_output(c: Ctx, m: Match) -> Reply | None:
         shown += [tail] if tail is not None else []
     else:
         lead += " " + tr.NO_ERROR_LINES.format(rank=r.rank)
-    return reply("show_lines", f"{lead} {next_steps(c, r)}", shown)
+    if dead and r.first_line is not None:  # killed by a signal: say so, not "stalled or died without a word"
+        lead = lead.replace(tr.STALLED_TAIL, ".")
+        sig = r.first_line
+        lead += " " + tr.DIED_ON_SIGNAL.format(ref=ref(sig), text=sig.text.strip()[:120])
+        lead += " " + tr.NATIVE_HOW_TO if _NATIVE.search(sig.text) else ""
+        shown.append(sig)
+    after = next_steps(c, r) if silent(r) or r.role == "healthy" else ""  # a dead rank: no py-spy
+    return reply("show_lines", f"{lead} {after}".strip(), shown)
 
 
 __all__ = ["next_steps", "own_output", "quiet", "silent"]

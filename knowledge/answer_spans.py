@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_spans as ts
 from knowledge import (
+    answer_facts,
     answer_more,
     answer_pace,
     answer_quote,
@@ -44,6 +45,9 @@ _NAMED: dict[str, re.Pattern[str]] = {
     "failure": re.compile(
         r"\b(?:died|dying|die|threw|throw|thrown|crash\w*|errored|went down|failed|failing)\b"
         r"|\b(?:rank \d+'?s?|its) (?:\w+ )?error\b"
+        # "the failure" (a timeout is its own event), not the launcher "reporting the failure"
+        r"|(?<!reporting )(?<!reported )(?<!reports )(?<!report )"
+        r"\bthe (?:failure|crash)\b(?! (?:logged|reported|report|line))"
     ),
     "kernel": re.compile(r"\boom[- ]?kill\w*|\bxid\b|\bdmesg\b|\b(?:fell|fallen) off\b"),
     "teardown": re.compile(
@@ -61,7 +65,8 @@ _NAMED: dict[str, re.Pattern[str]] = {
 }
 #: asks how long the other ranks waited ("how long did ranks 1-7 wait", "how long were 1-3 parked")
 _WAITED = re.compile(
-    r"\bhow long (?:were|was|did|had) (?:ranks? )?(?:\d+(?:\s?(?:-|,|and|&)\s?\d+)*|the (?:others|rest)|they)"
+    r"\bhow long (?:were|was|did|had) (?:ranks? )?"
+    r"(?:\d+(?:\s?(?:-|,|and|&)\s?\d+)*|the (?:others|rest|ranks|other ranks)|they)"
     r" (?:\w+ ){0,2}?(?:wait|sit|sat|park|hang|hung|stuck|block)\w*"
     r"|\bhow long after\b[^?]{0,50}\b(?:wait|sit|sat|park|stuck|block)\w*"
 )
@@ -262,7 +267,10 @@ def _waited(c: Ctx, every: list[Event]) -> str:
         at_b=_clock(end),
         gap=_gap(gap, start.coarse, end.coarse),
     )
-    return f"{said} {answer_where.places(c)}".strip()
+    own = answer_facts.wait_text(c.view, coll[0]).replace(
+        " It ", f" By their own lines, rank(s) {rl(coll)} ", 1
+    )
+    return f"{said}{own} {answer_where.places(c)}".strip()  # "until the 15 s timeout": their own figure
 
 
 def _gap(seconds: float, early: bool, late: bool) -> str:

@@ -22,6 +22,7 @@ from knowledge import (
     answer_asks,
     answer_cause,
     answer_challenge,
+    answer_change,
     answer_checks,
     answer_cost,
     answer_decide,
@@ -45,12 +46,14 @@ from knowledge import (
     answer_port,
     answer_premise,
     answer_quote,
+    answer_redo,
     answer_rerun,
     answer_status,
     answer_story,
     answer_time_limit,
     answer_unlogged,
     answer_wallclock,
+    answer_yesno,
 )
 from knowledge import answer_routes as routes
 from knowledge.answer_types import Ctx, Reply, reply
@@ -109,6 +112,9 @@ class Answerer:
         got = answer_figures.whole_message(self.ctx, whole, got)  # "and how big was it?", "numbers pls"
         got = answer_judge.with_facts(self.ctx, whole.text, got)  # "is the box broken?", "whose fault?"
         got = answer_parts.complete(self.ctx, whole.text, got, self.asked)  # a part left out
+        got = answer_yesno.recheck(self.ctx, whole.text, got, self.asked)  # "the timeout was 10 s?"
+        got = answer_change.with_change(self.ctx, whole, got)  # "…, and what do I flip in ds_config?"
+        got = answer_redo.stated_step(self.ctx, whole.text, got)  # "at step 40 of 100, redo it all?"
         said, shown = answer_doubt_said.named(self.ctx, self.matcher.text(question))
         if not said or said.lower() in answer_asks.said(got):
             return got

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from knowledge import fallback, roundstep, shadowing, stall, wording
+from knowledge import fallback, named_rank, roundstep, shadowing, stall, wording
 from knowledge.candidates import (
     Cand,
     candidates,
@@ -40,7 +40,9 @@ from knowledge.verdict import (
 
 
 def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
+    named_rank.message_culprits(job)
     v = _named_culprit(job, _attribute(job, fallback_entry))
+    named_rank.name_rank(job, v)
     if binder_rank(job, v) is not None:
         v.rank, v.actor, v.node = 0, ("rank", "0"), job.rank_node.get(0)
         v.notes.append(wording.store_binder())

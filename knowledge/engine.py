@@ -35,9 +35,11 @@ from knowledge import (
     order,
     parallel,
     progress,
+    relay,
     report,
     richtb,
     unwrap,
+    winpath,
 )
 from knowledge.facts import load_catalogue
 from knowledge.masking import Masker, TextMasker
@@ -242,10 +244,12 @@ def _fallback_entry(entries: Sequence[Entry]) -> Entry | None:
 
 def _prepared(source: LogSource) -> LogSource:
     """The source as its job wrote it: Docker's json-file records and log platforms' JSON exports
-    decoded, a web page's HTML escapes undone, a progress bar's redraws split into lines, a
+    decoded, a web page's HTML escapes undone, a syslog relay's host and tag
+    dropped, Windows paths written with `/`, a progress bar's redraws split into lines, a
     notebook's and rich's tracebacks in Python's form, a pasted copy's line numbers and a
     multiplexer's label stripped, a copy listed newest first put back in order, a pasted log cut at
     80 columns joined; its kind, rank and node filled in from its name."""
-    decoded = gutter.strip(htmlent.decode(jsonlog.decode(dockerlog.decode(source))))
+    decoded = relay.strip(gutter.strip(htmlent.decode(jsonlog.decode(dockerlog.decode(source)))))
+    decoded = winpath.normalize(decoded)
     decoded = richtb.normalize(ipytb.normalize(progress.split(decoded)))  # after the gutter: a bar's
     return complete(unwrap.rejoin(order.restore(labels.strip(decoded))))  # redraws have no number

@@ -62,6 +62,13 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
     "barrier_culprit": (r"Ranks? [0-9][0-9, ]* failed to pass monitoredBarrier", False),
     # a rank that waits for the communicator's creator names it (ProcessGroupNCCL broadcastUniqueNCCLID)
     "waited_on": (r"retrieving ncclUniqueId from \[[0-9]{1,6}\]", False),
+    # ranks named only inside a message: HCCL's abnormal device, torch_npu's error-code tag
+    # (knowledge/named_rank.py)
+    "named_rank": (
+        r"Cluster Exception Location\[IP/ID\]:\["
+        r"|\(PID: ?[0-9]+, Device: ?-?[0-9]+, RankID: ?[0-9]+\) ERR[0-9]",
+        False,
+    ),
     # `main_process_first` (Transformers, Accelerate): every other rank waits in a barrier while the main
     # process (rank 0) preprocesses; a timeout there names rank 0 as the one they waited for
     "main_first": (r"in main_process_first$|\.main_process_first\(desc=", False),

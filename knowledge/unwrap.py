@@ -77,6 +77,8 @@ _WORD = re.compile(r"^\s*[A-Z][a-z]+\s*$")
 #: a whole traceback frame header (`File "x.py", line 3, in f`): the next line is the frame's source
 #: line (pasted with its indentation lost), never a continuation of the header
 _FRAME_HEADER = re.compile(r'^\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
+#: the mark a log UI or an alert leaves where it cut a line short (`…`, `...`): never a wrap
+_TRUNCATED = re.compile(r"(?:…|\.\.\.)\s*$")
 #: this many lines of exactly the widest length: a hard (character) wrap, which cuts anywhere
 HARD_LINES = 3
 
@@ -84,6 +86,8 @@ HARD_LINES = 3
 def _cut(prev: str, nxt: str, w: int, hard: bool) -> bool:
     """Whether the wrap cut `prev` (its writer did not end it there): a terminal cuts at exactly w; a
     word wrap breaks where the next word would not have fitted (textwrap's and rich's rule)."""
+    if _TRUNCATED.search(prev):  # a log UI's or an alert's cut: the rest is gone, not on the next line
+        return False
     if hard and len(prev) == w:
         return True
     first = nxt.lstrip().split(" ", 1)[0]

@@ -40,6 +40,19 @@ def _json_lines(make: Callable[[str], dict[str, object]]) -> Callable[[str], str
     return lambda text: "\n".join(json.dumps(make(line)) for line in text.split("\n") if line) + "\n"
 
 
+_WIN_FRAME = re.compile(r'File "(/[^"]*)"')
+
+
+def _windows_frame(m: re.Match[str]) -> str:
+    """A POSIX frame path as Python on Windows prints it (an installed package under the user's conda
+    environment, anything else under the drive's root)."""
+    path = re.sub(
+        r"^.*?/(?:site|dist)-packages/", "C:/Users/me/miniconda3/envs/x/Lib/site-packages/", m.group(1)
+    )
+    path = path if path.startswith("C:") else "C:" + path
+    return 'File "' + path.replace("/", "\\") + '"'
+
+
 REWRITES: dict[str, Callable[[str], str]] = {
     "crlf": lambda text: text.replace("\n", "\r\n"),
     "ansi": _each_line("\x1b[0;31m", "\x1b[0m"),
@@ -76,6 +89,12 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "journald-json": _json_lines(
         lambda line: {"__REALTIME_TIMESTAMP": "1714557600123456", "_HOSTNAME": "gpu-07", "MESSAGE": line}
     ),
+    # relayed through rsyslog (its high-precision file format): stamp, host, the relaying process's
+    # tag and pid (not a rank). Before knowledge/relay.py 64 of 575 diagnoses changed, now none
+    "rsyslog-rfc3339": _each_line("2024-05-01T10:00:00.123456+00:00 gpu-node-01 python3[48213]: "),
+    # printed on Windows: the frames' paths with a drive letter and backslashes. Before
+    # knowledge/winpath.py 7 of 575 categories changed (the library-frame cue), now none
+    "windows-paths": lambda text: _WIN_FRAME.sub(_windows_frame, text),
 }
 #: the kernel log keeps its own format: the rewrites are of what a training process prints
 _KERNEL = re.compile(r"\.dmesg$|kern|kmsg")
@@ -145,6 +164,11 @@ STAMPS: dict[str, Callable[[str], str]] = {
     "skypilot-worker": _each_line("(worker1, rank=1, pid=15406, ip=10.164.0.57) "),
     # Airflow's task log around a training command's output (BashOperator, SubprocessHook)
     "airflow": _each_line("[2024-05-01, 10:00:00 UTC] {subprocess.py:93} INFO - "),
+    # relayed through rsyslog (traditional file format) or read with journalctl's short format: the
+    # host and the relaying process's tag are dropped (knowledge/relay.py), the year-less stamp stays:
+    # 3 change, those `ts` changes itself; 7 and 7 did before
+    "rsyslog": _each_line("May  1 10:00:00 gpu-node-01 python3[48213]: "),
+    "journalctl-short": _each_line("May 01 10:00:00 gpu-node-01 python3[48213]: "),
 }
 
 
@@ -196,4 +220,24 @@ def test_corpus_diagnosis_survives_a_copy_listed_newest_first(engine: Engine, tm
     checkpoint.` under `Killed`) cannot be told from one written that way: at most 5 % may change.
     Measured on 575 cases: 24 change (18 categories), and 43 (30) did before the order was restored."""
     changed, cases = _changed(engine, tmp_path, _newest_first)
+    assert len(changed) <= cases * 5 // 100, changed
+
+
+def _cut160(text: str) -> str:
+    """A log UI's or an alert's view: every line cut at 160 characters, with the `…` it leaves."""
+    return "\n".join(line if len(line) <= 160 else line[:160] + "…" for line in text.split("\n"))
+
+
+def test_corpus_diagnosis_mostly_survives_lines_cut_at_160_columns(engine: Engine, tmp_path: Path) -> None:
+    """A cut line keeps its diagnosis only when the deciding words stand before the cut. In the
+    corpus they often do not: NCCL's watchdog line puts `Watchdog caught collective operation timeout`
+    or `uncorrectable ECC error` after ~150 characters of `[rank7]:[E228 …] [PG ID 5 PG GUID 36(…)
+    Rank 1] Process group watchdog thread terminated with exception:`, a warning's or a frame's path
+    (Ray's session directories, Databricks' ephemeral envs) runs past 160 before the message or the
+    function name, an exception's cause comes at its end (`… <class 'OSError'>: [Errno 61]`), and a
+    progress bar's redraws hold the launcher's line glued on. At most 5 % may change. Measured on
+    587 cases: 26 change (19 categories), the same without the `…` (there the cut lines also read as a
+    hard wrap at 160 and are re-joined; with the mark they never are: knowledge/unwrap.py); 27 before
+    Megatron's `gradient_accumulation_fusion set to True but the custom CUDA extension` anchor."""
+    changed, cases = _changed(engine, tmp_path, _cut160)
     assert len(changed) <= cases * 5 // 100, changed

@@ -344,6 +344,11 @@ EXAMPLES: list[tuple[str, str]] = [
     ),
     ("ModuleNotFoundError: No module named 'flash_attn'", "env-import-undefined-symbol"),
     (
+        "FileNotFoundError: [Errno 2] No such file or directory: 'saves/lora/tmp-checkpoint-1000' -> "
+        "'saves/lora/checkpoint-1000'",
+        "env-transformers-staged-checkpoint-rename",
+    ),
+    (
         "ImportError: tokenizers>=0.14,<0.19 is required for a normal functioning of this module, but found "
         "tokenizers==0.19.1.",
         "env-import-undefined-symbol",

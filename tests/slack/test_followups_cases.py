@@ -56,6 +56,7 @@ from tests.slack.test_followups_round25a import CASES as ROUND25A
 from tests.slack.test_followups_round25b import CASES as ROUND25B
 from tests.slack.test_followups_round26a import CASES as ROUND26A
 from tests.slack.test_followups_round26b import CASES as ROUND26B
+from tests.slack.test_followups_round27a import CASES as ROUND27A
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -103,6 +104,7 @@ FACTS = (
     + ROUND25B
     + ROUND26A
     + ROUND26B
+    + ROUND27A
     + LEVERS
 )
 

@@ -29,9 +29,18 @@ OWN_OUTPUT = (
     "at {at} ({ref}): `{text}`."
 )
 #: no stderr output of the rank was kept, while the others' stderr holds their tracebacks
+STALLED_TAIL = ": it stalled or died without a word."
 NO_STDERR = (
     "Nothing from rank {rank}'s stderr is in the logs — no traceback, no error — while rank(s) {others} "
-    "each left a stderr log with their traceback ({ref}): it stalled or died without a word."
+    "each left a stderr log with their traceback ({ref})" + STALLED_TAIL
+)
+#: the rank that started it wrote no error: a signal ended it, which the launcher (or kernel) reported
+DIED_ON_SIGNAL = (
+    "It did not stall: it was ended by a signal ({ref}: `{text}`), which leaves no Python traceback."
+)
+NATIVE_HOW_TO = (
+    "To get a stack next time: `PYTHONFAULTHANDLER=1` (faulthandler prints the Python stack at the crash) "
+    "and core dumps (`ulimit -c unlimited`, then `gdb $(which python) core` and `bt` for the native frames)."
 )
 #: no stderr of any rank was kept: the rank's error lines would be in its combined log
 NO_ERROR_LINES = "None of rank {rank}'s lines is an error or a traceback: it went silent without a word."

@@ -12,6 +12,8 @@ Each reads a fact the frameworks print themselves; none runs unless its cue is i
   and before the closing `=` border (torch/distributed/elastic/multiprocessing/errors/__init__.py,
   `_MSG_FORMAT_TEMPLATE`; `get_first_failure` takes the earliest timestamp). When every rank failed the
   same way and the root rank left no line of its own, that order is the only clock there is.
+  An entry whose process exited by a signal (`exitcode : -9`) is a victim the agent saw exit first
+  (the OOM killer's, or the agent's own SIGKILL), never the rank named.
 - A mid-run c10d store wait (`Socket Timeout` from TCPStore's doWait) means processes waited for a peer
   that did not arrive; when those processes print no rank and the log names exactly one rank, still
   logging its way into the collective, that rank is the one they waited for.
@@ -31,6 +33,7 @@ _HCCL_LOST = re.compile(r"Cluster Exception Location\[IP/ID\]:\[[^\]/\s]*/(\d{1,
 #: torch_npu's error-code tag of the process that raised it
 _NPU_RANK = re.compile(r"\(PID:\s?\d+, Device:\s?-?\d+, RankID:\s?(\d{1,6})\) ERR\d{5}")
 _ROOT_HEADER = "Root Cause (first observed failure)"
+_EXITCODE = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)")
 _BORDER = re.compile(r"^\s*={20,}\s*$")
 _ENTRY_START = re.compile(r"^\s*\[\d+\]:\s*$")
 #: categories whose first exit is a waiter's (a timeout fires on the ranks that waited, not the late one)
@@ -125,10 +128,20 @@ def _summary_root(tail: list[tuple[int, str]]) -> int | None:
         if m is None:
             continue
         if any(_ROOT_HEADER in t for t in texts[max(0, k - 4) : k]):
-            return int(m.group(1))
+            return _own_exit(int(m.group(1)), texts[k + 1 : k + 3])
         for t in texts[k + 1 : k + 8]:
             if _ENTRY_START.match(t) or BLOCK_RANK.match(t):
                 break
             if _BORDER.match(t):
-                return int(m.group(1))
+                return _own_exit(int(m.group(1)), texts[k + 1 : k + 3])
     return None
+
+
+def _own_exit(rank: int, entry: list[str]) -> int | None:
+    """The entry's rank when its process exited with an error code of its own; an exit by a signal
+    (`exitcode : -9`, SIGKILL from the OOM killer or the agent) is the launcher noticing a victim first,
+    not the rank that started it."""
+    for t in entry:
+        if (m := _EXITCODE.search(t)) is not None:
+            return rank if int(m.group(1)) > 0 else None
+    return rank

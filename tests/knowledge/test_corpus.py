@@ -40,6 +40,11 @@ December 6 (sixth session, no new cases): classes fixed from the corpus's own mi
 drift from any installed package's frame, an exception name ending its line, cut I/O errnos, Neuron's
 bounds check, a TPU chip failure, an unreadable rendezvous endpoint): category 0.887 (510/575),
 floor 0.87 -> 0.88.
+December 7 (seventh session): ci-, cj-, ck- (12 blind cases from issue threads and merged pull
+requests; two more dropped, their cause only the reporter's guess or the issue's title), 8 right first,
+9 now; the rank misses decidable from the text fixed (HCCL's heartbeat names the lost device,
+torch_npu's RankID, torchrun's Root Cause where the root rank left no line, a store wait's lone rank):
+category 0.888 (521/587), rank 0.911 -> 0.962 (76/79; floor 0.90 -> 0.95, the issue's target).
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ from tests.tools.score_fast import score
 
 ROOT = Path(__file__).resolve().parents[2]
 MIN_CATEGORY_ACCURACY = 0.88
-MIN_RANK_ACCURACY = 0.90
+MIN_RANK_ACCURACY = 0.95
 CHECKPOINT_CLASSES = ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint")
 MIN_CHECKPOINT_ACCURACY = 0.76
 

@@ -62,6 +62,14 @@ def name_rank(job: Job, v: Verdict) -> None:
     elif v.rank is not None and (rank := _root_cause(job, v)) is not None:
         shown = v.rank
         _set(job, v, rank, wording.root_cause_rank(rank, shown))
+    if v.rank is not None and (seen := _launcher_first(job)) is not None and seen != v.rank:
+        v.after.append(wording.launcher_saw_first(seen, v.rank))  # the block a reader will find
+
+
+def _launcher_first(job: Job) -> int | None:
+    """The one rank torchrun's summary gives as its first observed failure, by any exit."""
+    roots = {r for scan in job.scans if (r := _summary_root(scan.numbered_tail, any_exit=True)) is not None}
+    return roots.pop() if len(roots) == 1 else None
 
 
 def _set(job: Job, v: Verdict, rank: int, note: str) -> None:
@@ -119,7 +127,7 @@ def _root_cause(job: Job, v: Verdict) -> int | None:
     return root if root != v.rank and root not in own else None
 
 
-def _summary_root(tail: list[tuple[int, str]]) -> int | None:
+def _summary_root(tail: list[tuple[int, str]], *, any_exit: bool = False) -> int | None:
     """The rank of the summary entry that is the Root Cause: the entry under its header, or the one
     the closing border follows directly (a paste that kept only the summary's tail)."""
     texts = [strip_delivery(t) for _, t in tail]  # a quoted, stamped or relayed copy of the summary
@@ -128,12 +136,12 @@ def _summary_root(tail: list[tuple[int, str]]) -> int | None:
         if m is None:
             continue
         if any(_ROOT_HEADER in t for t in texts[max(0, k - 4) : k]):
-            return _own_exit(int(m.group(1)), texts[k + 1 : k + 3])
+            return int(m.group(1)) if any_exit else _own_exit(int(m.group(1)), texts[k + 1 : k + 3])
         for t in texts[k + 1 : k + 8]:
             if _ENTRY_START.match(t) or BLOCK_RANK.match(t):
                 break
             if _BORDER.match(t):
-                return _own_exit(int(m.group(1)), texts[k + 1 : k + 3])
+                return int(m.group(1)) if any_exit else _own_exit(int(m.group(1)), texts[k + 1 : k + 3])
     return None
 
 

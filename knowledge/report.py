@@ -232,7 +232,7 @@ def diagnosis(
 ) -> Diagnosis:
     entry = v.entry
     root = entry.root_cause if entry else ""
-    root = " ".join([*v.notes, root]).strip() if v.notes else root
+    root = " ".join([*v.notes, root, *v.after]).strip() if v.notes or v.after else root
     return Diagnosis(
         category=v.category,
         entry=EntryRef(id=entry.id, title=entry.title) if entry else None,

@@ -40,6 +40,9 @@ class Verdict:
     context: list[tuple[int, LineHit]] = field(default_factory=list)
     alternatives: list[Entry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: said after the entry's root cause: what the reader will meet elsewhere in the logs and should not
+    #: be misled by (torchrun's Root Cause naming another rank)
+    after: list[str] = field(default_factory=list)
     collateral_only: bool = False
     phase: PhaseFact | None = None
     scores: dict[str, float] = field(default_factory=dict)  # entry id -> its score (chosen and alternatives)

@@ -387,6 +387,13 @@ def lone_worker(rank: int) -> str:
     )
 
 
+def launcher_saw_first(rank: int, started: int) -> str:
+    return (
+        f"torchrun's failure summary gives rank {rank} as its Root Cause (first observed failure): the "
+        f"first process it saw exit, not the one that started it (rank {started})."
+    )
+
+
 def root_cause_rank(rank: int, shown: int) -> str:
     return (
         f"torchrun's failure summary gives rank {rank} as its Root Cause (first observed failure); the "

@@ -21,6 +21,7 @@ SEPARATE_Q = re.compile(
     r"\b(?:separate|second|another|independent|unrelated|different|own|extra)\b[^?]{0,25}?"
     r"\b(?:failure|problem|issue|bug|error|fault|crash)\b"
     r"|\bshould i (?:also )?(?:chase|debug|look into|worry about)\b"
+    r"|\bfall ?out\b|\b(?:errors?|timeouts?)\b[^?]{0,30}\b(?:mean|matter|tell us)s? (?:anything|something)\b"
 )
 #: the code a line prints asked ("which error code did the socket return?", "what errno?")
 CODE_Q = re.compile(r"\b(?:which|what) (?:error ?code|errno|error number|return code|code)\b|\berrno\b")

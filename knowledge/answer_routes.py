@@ -61,6 +61,7 @@ from knowledge import (
     answer_printed,
     answer_proof,
     answer_quote,
+    answer_rankdiff,
     answer_rerun,
     answer_rootcause,
     answer_said_where,
@@ -68,6 +69,7 @@ from knowledge import (
     answer_spans,
     answer_stack,
     answer_story,
+    answer_summary_why,
     answer_sure,
     answer_tally,
     answer_time_limit,
@@ -194,8 +196,15 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_world.world, False),  # "world_size=4 here, world 8 there: which is it?": the ranks shown
     (answer_compare.slurm_states, False),  # "what would slurm show if this were preemption?"
     (answer_compare.instead, False),  # "confidence only 0.46, what would make you call it a hang?"
+    (answer_summary_why.confidence_why, False),  # "why is the confidence only 0.63?": score, runner-up, gaps
+    (answer_summary_why.also_possible, False),  # "'Also possible: X': why wasn't it picked?"
+    (answer_summary_why.borrowed_time, False),  # "why 'at or after' 21:38:30?": a borrowed lower bound
+    (answer_summary_why.no_node, False),  # "why doesn't it name a node for rank 0?": no line names it
+    (answer_summary_why.verify_expect, False),  # "the Verify command: what should I expect to see?"
+    (answer_summary_why.kill_tie, False),  # "how does it tie the OOM kill to rank 2?": pid and launcher line
     (answer_device.device, False),  # "which host/gpu was rank 0 on?": its node and device, by line
     (answer_story.timeline_first, False),  # "postmortem timeline, times as printed: …": every event
+    (answer_rankdiff.compare, False),  # "did every rank see it or just one?"
     (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"
     (answer_code_raised.raised, False),  # "which path raised, static or c10d? file:line, exception class"
     (answer_code_raised.own_raise, False),  # "did pytorch crash?": no, the script's own guard raised it
@@ -220,6 +229,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_premise.rank_started, False),  # "rank 1 started it right?": no or yes, then the true fact
     (answer_premise.step_claim, False),  # "it died at step 9?": the last step any rank logged
     (answer_time_limit.sacct, False),  # "sacct cmd for this one pls": with this job's id
+    (answer_time_limit.job_id, False),  # "job id?": the id and the line that gives it
     (answer_owner.owner, False),  # "model team or infra ticket?": whose it is, by this job's cause
     (_whose_pid, False),  # "`Killed process 51234` whose pid is that": its rank and node
     (answer_doubt_quote.which_line, False),  # "which line says time limit, quote it"

@@ -32,6 +32,9 @@ ASKS_WHERE_SAID = re.compile(
     # "what line in the logs actually points at a full disk?": the lines the verdict was read from
     r"|\b(?:what|which) (?:log )?(?:line|message)s? (?:in (?:the|my|our|these) logs? )?(?:\w+ )?"
     r"(?:points?|shows?|says?|indicates?|suggests?|proves?|tells?|gives? away)\b"
+    # "I don't see 'No space left on device' anywhere, why does the bot say disk full?": its basis
+    r"|\b(?:don'?t|do not|can'?t|cannot|never) (?:see|find)\b[^?]{0,80}\bwhy (?:does|did|do|is) "
+    r"(?:it|the bot|you|denpex|the summary) (?:\w+ )?(?:say|call|claim|think)s?\b"
 )
 #: the word the reader searched the logs for ("grep'd console.log for desync")
 _GREPPED = re.compile(r"\bgrep\w* (?:[\w.-]+ )?for ([a-z][\w-]*)")

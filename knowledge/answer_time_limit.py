@@ -104,6 +104,27 @@ def sacct(c: Ctx, m: Match) -> Reply | None:
     return reply("command", said, [end.line] if end is not None else [])
 
 
+#: "job id?", "what's the slurm job id": the id alone (not the accounting command)
+_ID_ASK = re.compile(
+    r"^\W*(?:and |the |what(?:'?s| is| was) (?:the |its |this |our )?)?(?:slurm |scheduler |batch )?"
+    r"job ?(?:id|number|#)\W*$",
+    re.IGNORECASE,
+)
+
+
+def job_id(c: Ctx, m: Match) -> Reply | None:
+    """The job's scheduler id, from the scheduler's end line or a log's name, with the line; or that
+    no line gives one and where to read it."""
+    if not _ID_ASK.search(m.text):
+        return None
+    end = answer_job.scheduler_end(c)
+    if end is not None:
+        return reply("when", tv.JOB_ID.format(job=end.job.split(".")[0], ref=ref(end.line)), [end.line])
+    if found := _job_id(c):
+        return reply("when", tv.JOB_ID_NAMED.format(job=found), [])
+    return reply("when", tv.JOB_ID_NONE, [])
+
+
 def _job_id(c: Ctx) -> str:
     """The Slurm job id a log's name or line gives (`slurm-991.log`, `SLURM_JOB_ID=991`), else ""."""
     pool = [*c.view.evidence, *(ln for tl in c.d.tails for ln in tl.lines)]
@@ -114,4 +135,4 @@ def _job_id(c: Ctx) -> str:
     return ""
 
 
-__all__ = ["covers", "limit_value", "sacct", "same_time"]
+__all__ = ["covers", "job_id", "limit_value", "sacct", "same_time"]

@@ -50,6 +50,7 @@ from knowledge import (
     answer_rerun,
     answer_status,
     answer_story,
+    answer_summary_why,
     answer_time_limit,
     answer_unlogged,
     answer_wallclock,
@@ -133,6 +134,9 @@ class Answerer:
             return update  # "status update: ranks, step, owner": each part in this job's numbers
         if (more := self._what_else(text)) is not None:
             return more  # "adding X. what else do i set before resubmitting?": what X leaves out
+        nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
+        if (own := answer_summary_why.whole(self.ctx, self.matcher.match(text, nodes))) is not None:
+            return own  # "it lists X as also possible: why, and why ranked lower?": the summary's wording
         parts = [p for p in asks(text) if not bare(p) or self._strong(p)][:MAX_ASKS]
         if len(parts) < 2:
             return self.asked(question)

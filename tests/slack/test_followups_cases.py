@@ -57,6 +57,10 @@ from tests.slack.test_followups_round25b import CASES as ROUND25B
 from tests.slack.test_followups_round26a import CASES as ROUND26A
 from tests.slack.test_followups_round26b import CASES as ROUND26B
 from tests.slack.test_followups_round27a import CASES as ROUND27A
+from tests.slack.test_followups_round27b import CASES as ROUND27B
+from tests.slack.test_followups_round28a import CASES as ROUND28A
+from tests.slack.test_followups_round28b import CASES as ROUND28B
+from tests.slack.test_followups_round28c import CASES as ROUND28C
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -105,6 +109,10 @@ FACTS = (
     + ROUND26A
     + ROUND26B
     + ROUND27A
+    + ROUND27B
+    + ROUND28A
+    + ROUND28B
+    + ROUND28C
     + LEVERS
 )
 

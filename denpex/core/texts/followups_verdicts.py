@@ -55,6 +55,12 @@ DESYNC_SILENT = (
 )
 DESYNC_NO = "No: not a desync — rank {rank} failed with {what}, not in a mismatched collective."
 PREMISE_RANK_NOT_KILLED = "Rank {rank} started it, but nothing killed it: it failed with {what}."
+JOB_ID = "Job {job} ({ref})."
+JOB_ID_NAMED = "Job {job} (the log's name or its environment line gives it)."
+JOB_ID_NONE = (
+    "No line of this job's logs gives its scheduler id: the alert that queued it has it "
+    "(`squeue -u $USER` / `sacct -u $USER -S today` on Slurm, the pod's name on Kubernetes)."
+)
 SACCT_CMD = "Run `{code}`: the scheduler's record of how this job ended."
 SACCT_NO_ID = "Run `{code}` with the job's id (no log here names it): the scheduler's record of how it ended."
 

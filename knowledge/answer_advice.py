@@ -35,8 +35,9 @@ from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import xid as parse_xid
 from knowledge.glossary import find, fix_terms
 from knowledge.intents import Match, tokens
-from knowledge.jobfacts import JobFacts, fill
+from knowledge.jobfacts import JobFacts
 from knowledge.jobfacts_answers import RankView, seconds_between
+from knowledge.jobfill import fill
 
 #: a runner-up below this share of the verdict's confidence did not "score close"
 CLOSE_SHARE = 0.5

@@ -50,4 +50,23 @@ def for_backend(text: str, backend: str | None, debug: bool = False) -> str:
     return stripped
 
 
-__all__ = ["backend_of", "for_backend"]
+#: an entry title's NCCL-only words, and what a gloo job's title says instead (gloo has no watchdog
+#: thread: its timeouts are raised by the collective call itself)
+_TITLE_WORDS = (
+    (re.compile(r"\bNCCL Watchdog Timeout\b"), "Collective Timeout"),
+    (re.compile(r"\bNCCL Timeout\b"), "Collective Timeout"),
+    (re.compile(r"\bNCCL\b"), "Collective"),
+)
+
+
+def title_for(title: str, backend: str | None) -> str:
+    """An entry's title for a gloo job: the failure class is the same, but a title that says "NCCL"
+    sends the reader to NCCL's settings and logs, which this job never used; the backend is named."""
+    if backend != "gloo" or "NCCL" not in title:
+        return title
+    for rx, words in _TITLE_WORDS:
+        title = rx.sub(words, title)
+    return f"{title} (gloo backend)"
+
+
+__all__ = ["backend_of", "for_backend", "title_for"]

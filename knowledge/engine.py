@@ -30,6 +30,7 @@ from knowledge import (
     htmlent,
     ipytb,
     jobfacts,
+    jobfill,
     jsonlog,
     labels,
     order,
@@ -152,7 +153,7 @@ class Engine:
         first_hand = verdict.rank is not None and not verdict.collateral_only
         diag = flightrec.merge(diag, dumps, logs_decide=first_hand, entries=self.entries)
         facts = jobfacts.from_job(job, self.patterns, diag.initiating.rank, diag.initiating.node)
-        return jobfacts.fit(diag, facts, self.masker.mask)  # the verify command fitted to this job
+        return jobfill.fit(diag, facts, self.masker.mask)  # the verify command fitted to this job
 
     def _phase_reader(self, scans: Sequence[SourceScan]) -> PhaseReader:
         for scan in scans:

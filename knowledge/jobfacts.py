@@ -1,25 +1,24 @@
-"""Launcher facts of one job, and the entries' verify commands and fix snippets fitted to them.
+"""Launcher facts of one job, which the entries' verify commands and fix snippets are fitted to.
 
 A verify command is only useful if it can be pasted: a 3-rank job must not be told to rerun with
 `--nproc_per_node 8`, and `ssh $NODE` is worse than `ssh gpu-02` when the logs name the node. So
-entries hold templates (`{launcher} {script} {args} --max_steps 20`, `ssh {node|$NODE} …`) and this
-module fills them from what the job's own lines say: the launch command line (torchrun,
-`python -m torch.distributed.run`, srun, deepspeed, accelerate launch, mpirun), torchrun's elastic
-launch-config lines, Slurm's environment and node list, the script a traceback ran, the nodes and
-the world size the ranks showed. A fact the logs don't give falls back to the template's own default
-(`{name|default}`) or a generic form, so a rendered command never shows a `{placeholder}`.
+entries hold templates (`{launcher} {script} {args} --max_steps 20`, `ssh {node|$NODE} …`), this
+module reads the facts from what the job's own lines say and `knowledge.jobfill` fills them in: the
+launch command line (torchrun, `python -m torch.distributed.run`, srun, deepspeed, accelerate launch,
+mpirun), torchrun's elastic launch-config lines, Slurm's environment and node list, the script a
+traceback ran, the nodes and the world size the ranks showed. A fact the logs don't give falls back
+to the template's own default (`{name|default}`) or a generic form, so a rendered command never
+shows a `{placeholder}`.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 
-from denpex.core.models import Diagnosis
-from knowledge.backend import backend_of, for_backend
+from knowledge.backend import backend_of
 from knowledge.patterns import Pattern
 from knowledge.signals import Job
 
@@ -322,80 +321,3 @@ def _store_port(texts: Iterable[str]) -> str | None:
         if (m := _STORE_PORT.search(text)) is not None:
             return next(g for g in m.groups() if g)
     return None
-
-
-# ---------------------------------------------------------------------------------- templates
-#: `{name}` or `{name|default}`; the default may hold one level of braces (`${MASTER_PORT:-29500}`)
-PLACEHOLDER = re.compile(r"(?<!\$)\{([a-z_]+)(?:\|((?:[^{}]|\{[^{}]*\})*))?\}")
-
-#: what a placeholder becomes when neither the job nor the template says more
-GENERIC: Mapping[str, str] = MappingProxyType(
-    {
-        "launcher": "python",
-        "script": "train.py",
-        "args": "",
-        "nproc_per_node": "$NPROC_PER_NODE",
-        "nnodes": "$NNODES",
-        "world_size": "$WORLD_SIZE",
-        "node": "$NODE",
-        "nodes": "$NODES",
-        "hosts": "$HOSTS",
-        "master_addr": "$MASTER_ADDR",
-        "master_port": "${MASTER_PORT:-29500}",
-        "past_step": "20",
-    }
-)
-NAMES = frozenset(GENERIC)
-
-
-def values(facts: JobFacts) -> dict[str, str]:
-    """Each placeholder's value from the facts; unknown facts are left out."""
-    out: dict[str, str] = {}
-    pairs: list[tuple[str, object]] = [
-        ("launcher", facts.launcher),
-        ("script", facts.script),
-        ("args", facts.args),
-        ("nproc_per_node", facts.nproc_per_node),
-        ("nnodes", facts.nnodes),
-        ("world_size", facts.world_size),
-        ("node", facts.node),
-        ("nodes", ",".join(facts.nodes) if facts.nodes else None),
-        ("master_addr", facts.master_addr),
-        ("master_port", facts.master_port),
-        ("past_step", facts.last_step + 10 if facts.last_step is not None else None),
-    ]
-    for name, value in pairs:
-        if value is not None and value != "":
-            out[name] = str(value)
-    if facts.nodes and facts.nproc_per_node:
-        out["hosts"] = ",".join(f"{n}:{facts.nproc_per_node}" for n in facts.nodes)
-    return out
-
-
-def placeholders(template: str) -> set[str]:
-    """The placeholder names a template uses (entries are checked against `NAMES` in the tests)."""
-    return {m.group(1) for m in PLACEHOLDER.finditer(template)}
-
-
-def fill(template: str, facts: JobFacts) -> str:
-    """The template with every placeholder replaced: the job's fact, else the default, else generic."""
-    known = values(facts)
-
-    def one(m: re.Match[str]) -> str:
-        name, default = m.group(1), m.group(2)
-        if name not in NAMES:
-            return m.group(0)  # not ours (a brace in a snippet's code)
-        value = known.get(name, default if default is not None else GENERIC[name])
-        return value or "\x00"
-
-    out = PLACEHOLDER.sub(one, template)
-    return re.sub(r" \x00|\x00 ?", "", out)  # an empty value takes one of its spaces with it
-
-
-def fit(diag: Diagnosis, facts: JobFacts, mask: Callable[[str], str]) -> Diagnosis:
-    """`diag` with its verify command and fix snippet filled (and masked: args can hold secrets)."""
-    if not diag.verify and not diag.fix_snippet:
-        return diag
-    verify = mask(for_backend(fill(diag.verify, facts), facts.backend, debug=True)) if diag.verify else ""
-    snippet = mask(for_backend(fill(diag.fix_snippet, facts), facts.backend)) if diag.fix_snippet else ""
-    return diag.model_copy(update={"verify": verify, "fix_snippet": snippet})

@@ -23,6 +23,7 @@ from denpex.core.models import (
     Stats,
 )
 from knowledge import rankfacts, roundstep, wording
+from knowledge.backend import backend_of, title_for
 from knowledge.lines import clip
 from knowledge.scanner import SourceScan
 from knowledge.schema import Entry
@@ -98,12 +99,35 @@ def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
             t, iso = ft, first.stamp.iso() if first.stamp else None
             borrowed = first.stamp is not None and first.stamp.borrowed
         groups[(category, why)] = (ranks, t, iso, borrowed)
-    out = [
-        CollateralGroup(ranks=sorted(r), category=cat, first_time=iso, first_time_borrowed=b, why=why)
-        for (cat, why), (r, _, iso, b) in groups.items()
-    ]
+    floor = _cause_floor(v)
+    out = []
+    for (cat, why), (r, t, iso, b) in groups.items():
+        iso, b = _not_before(t, iso, b, floor, why)
+        out.append(
+            CollateralGroup(ranks=sorted(r), category=cat, first_time=iso, first_time_borrowed=b, why=why)
+        )
     out.sort(key=lambda g: (g.ranks[0], g.category))
     return out
+
+
+def _cause_floor(v: Verdict) -> tuple[float, str] | None:
+    """The initiating failure's time, when it has one: what waited on it failed no earlier."""
+    if v.stamp is None or v.stamp.relative or v.rank is None:
+        return None
+    iso = v.stamp.iso()
+    return (v.stamp.value, iso) if iso else None
+
+
+def _not_before(
+    t: float | None, iso: str | None, borrowed: bool, floor: tuple[float, str] | None, why: str
+) -> tuple[str | None, bool]:
+    """A collateral group's first time. A borrowed time (another rank's earlier line in a combined
+    stream) is only a lower bound; when it is earlier than the cause, the cause's time is the better
+    bound for a rank that waited on it or failed after it, and "≥ 21:36:34.102" before a cause at
+    21:36:34.184 read as the collateral rank failing first. A time of the group's own is kept."""
+    if not borrowed or floor is None or t is None or t >= floor[0] or why == wording.reported_by_launcher():
+        return iso, borrowed
+    return floor[1], True
 
 
 #: torchrun's failure summary opens with the ChildFailedError line; its `Failures:` list names every
@@ -235,7 +259,7 @@ def diagnosis(
     root = " ".join([*v.notes, root, *v.after]).strip() if v.notes or v.after else root
     return Diagnosis(
         category=v.category,
-        entry=EntryRef(id=entry.id, title=entry.title) if entry else None,
+        entry=EntryRef(id=entry.id, title=title_for(entry.title, backend_of(job))) if entry else None,
         confidence=v.confidence,
         initiating=Initiating(
             rank=v.rank,

@@ -41,7 +41,8 @@ from denpex.core.texts import actions as action_texts
 from denpex.core.texts import cli as cli_texts
 from denpex.core.texts import flightrec as fr_texts
 from denpex.core.texts import slack as texts
-from knowledge.jobfacts import JobFacts, fill
+from knowledge.jobfacts import JobFacts
+from knowledge.jobfill import fill
 from knowledge.schema import Entry
 from knowledge.wording import phase_words
 from workers.ports import EvidenceFile, FoldSummary, GroupView, SlackMessage

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from knowledge.jobfacts import JobFacts, fill
+from knowledge.jobfacts import JobFacts
+from knowledge.jobfill import fill
 from knowledge.phases import PHASES
 from knowledge.schema import CATEGORIES, Entry
 from knowledge.wording import phase_words

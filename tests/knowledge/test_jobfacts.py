@@ -9,7 +9,8 @@ import pytest
 
 from denpex.demo import LOGS, PLANTED_TOKEN
 from knowledge.engine import Engine
-from knowledge.jobfacts import NAMES, PLACEHOLDER, JobFacts, fill, placeholders, read
+from knowledge.jobfacts import JobFacts, read
+from knowledge.jobfill import NAMES, PLACEHOLDER, fill, placeholders
 from knowledge.schema import ENTRIES_DIR, load_entries
 from knowledge.sources import discover
 
@@ -175,6 +176,26 @@ def test_the_demo_job_gets_a_deepspeed_command_of_its_shape(engine: Engine) -> N
     assert "deepspeed --num_nodes 2 --num_gpus 4 /workspace/train.py --max_steps 2011" in d.verify
     assert "--nproc_per_node 8" not in d.fix_snippet
     assert PLANTED_TOKEN not in d.verify + d.fix_snippet
+
+
+def test_a_verify_past_the_jobs_own_step_says_what_it_costs(engine: Engine) -> None:
+    """`--max_steps 2011` for a job that logged step 2001 is not a cheap check unless it resumes: the
+    command says so (two blind readers took it for a short run)."""
+    d = engine.diagnose(discover([LOGS]))
+    assert d.verify.endswith(
+        "# runs past step 2001, the last one logged: resumed from the last checkpoint this is ~10 steps;"
+        " from scratch it reruns all 2011"
+    )
+
+
+def test_a_verify_with_a_generic_step_count_has_no_cost_note(tmp_path: Path) -> None:
+    """No step logged: the template's own short count stands and needs no note."""
+    (tmp_path / "rank0.log").write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity"
+        " of 79.15 GiB of which 1.02 GiB is free.\n"
+    )
+    d = Engine.load().diagnose(discover([tmp_path]))
+    assert "--max_steps 20" in d.verify and "reruns all" not in d.verify
 
 
 def test_the_port_in_use_check_greps_the_port_the_error_names(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from knowledge.jobfacts import JobFacts, fill
+from knowledge.jobfacts import JobFacts
+from knowledge.jobfill import fill
 from knowledge.schema import load_entries
 
 #: hostnames as the examples in the entries spell them

@@ -258,6 +258,11 @@ def test_a_collateral_groups_borrowed_time_is_marked(diagnose_dir: Run) -> None:
     assert d.initiating.rank == 1
     group = next(g for g in d.collateral if 0 in g.ranks)
     assert group.first_time_borrowed
+    # the borrowed bound was 21:36:34.102, before rank 1's own 21:36:34.184: ranks that waited on rank 1
+    # failed no earlier than it did, so the cause's time is the bound shown (three blind readers took
+    # the earlier one for the collateral ranks failing first)
+    assert d.initiating.time is not None and group.first_time is not None
+    assert group.first_time >= d.initiating.time
 
 
 def test_the_cli_table_marks_a_borrowed_group_time() -> None:

@@ -65,7 +65,7 @@ def reply(
     for ln in lines:  # a line two facts cite is shown once
         if not any(x.source == ln.source and x.line == ln.line for x in shown):
             shown.append(ln)
-    material = [lead, *(f"{ln.source}:{ln.line} {ln.text}" for ln in shown), *steps]
+    material = [lead, *(f"{ln.ref} {ln.text}" for ln in shown), *steps]
     material += [x for x in (code, action) if x]
     return Reply(intent, material, known, lead, shown, steps, action, code)
 
@@ -103,7 +103,7 @@ def gib(value: float | None) -> str:
 
 
 def ref(line: EvidenceLine | None) -> str:
-    return f"{line.source}:{line.line}" if line is not None else ""
+    return line.ref if line is not None else ""
 
 
 def rank_list(ranks: Iterable[RankView | int]) -> str:

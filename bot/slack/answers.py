@@ -25,7 +25,7 @@ class Answer:
 
 
 def _lines(lines: list[EvidenceLine]) -> str:
-    rows = [f"{ln.source}:{ln.line}  {ln.text}" for ln in lines]
+    rows = [f"{ln.ref}  {ln.text}" for ln in lines]
     return "```" + code_safe("\n".join(rows)) + "```" if rows else ""
 
 

@@ -87,7 +87,7 @@ def job_key_from_message(message: Mapping[str, Any]) -> str | None:
 def _evidence_code(lines: Sequence[EvidenceLine], limit: int = EVIDENCE_LINES) -> str:
     ordered = sorted(lines[:limit], key=lambda ln: (ln.source, ln.line))  # in the log's own order
     chars = LINE_CHARS if limit > 3 else 2 * WRAP_CHARS  # the short form: two screen lines each
-    rows = [f"{ln.source}:{ln.line}  {shorten(ln.text, chars)}" for ln in ordered]
+    rows = [f"{ln.ref}  {shorten(ln.text, chars)}" for ln in ordered]
     return "```" + code_safe("\n".join(rows)) + "```" if rows else ""
 
 
@@ -142,7 +142,7 @@ def _phase_phrase(d: Diagnosis) -> str:
     when = "probably while" if ini.phase_inferred else "while"  # inferred from a bar frozen on a round step
     if ev is None:
         return f", {when} {words}"
-    return f", {when} {words} (`{escape(ev.source)}:{ev.line}`)"
+    return f", {when} {words} (`{escape(ev.ref)}`)"
 
 
 def headline(d: Diagnosis) -> str:
@@ -236,7 +236,7 @@ class BlockKitRenderer:
         lines = initiating_lines(d)
         if (trig := trigger_line(lines)) is not None:
             said = escape(shorten(LOG_PREFIX.sub("", trig.text).strip(), 110))
-            rows.append(f"*Trigger:* `{escape(trig.source)}:{trig.line}` {said}")
+            rows.append(f"*Trigger:* `{escape(trig.ref)}` {said}")
         if (frame := user_frame(lines)) is not None:
             rows.append(frame_row(frame))
         code = _evidence_code(d.initiating.evidence, evidence)
@@ -397,14 +397,14 @@ def evidence_text(job: JobRef, d: Diagnosis) -> str:
     ini = d.initiating
     where = "".join(f" {k} {v}" for k, v in (("on", ini.node), ("at", ini.time)) if v)
     out += ["", f"== initiating: {_who(d)}{where}"]
-    out += [f"{ln.source}:{ln.line}: {ln.text}" for ln in d.initiating.evidence]
+    out += [f"{ln.ref}: {ln.text}" for ln in d.initiating.evidence]
     for group in d.collateral:
         out.append(f"== collateral ranks {rank_ranges(group.ranks)}: {group.category} — {group.why}")
     for tail in d.tails:
         out += ["", f"== last lines of rank {tail.rank} ({tail.source}, node {tail.node})"]
         out += [f"{ln.line}: {ln.text}" for ln in tail.lines]
     for node, lines in d.nodes.items():
-        out += ["", f"== node {node}"] + [f"{ln.source}:{ln.line}: {ln.text}" for ln in lines]
+        out += ["", f"== node {node}"] + [f"{ln.ref}: {ln.text}" for ln in lines]
     if d.missing_evidence:
         out += ["", "== missing evidence"] + [f"- {m.what}: {m.next_action}" for m in d.missing_evidence]
     out += ["", "== diagnosis JSON", d.model_dump_json(indent=2)]

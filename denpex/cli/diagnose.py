@@ -225,7 +225,7 @@ def render(diag) -> None:
     if ini.evidence:
         out.print(f"\n[bold]{texts.EVIDENCE}[/]")
         for ev in ini.evidence:
-            out.print(f"  [dim]{escape(ev.source)}:{ev.line}[/]  {escape(ev.text[:300])}")
+            out.print(f"  [dim]{escape(ev.ref)}[/]  {escape(ev.text[:300])}")
     if diag.collateral:
         table = Table(title=texts.COLLATERAL, title_justify="left", show_edge=False)
         for col in ("ranks", "category", "first", "why"):

@@ -123,6 +123,14 @@ class EvidenceLine(BaseModel):
     source: str
     line: int
     text: str
+    #: `line` numbers a record of a binary dump (a Flight Recorder pickle), and `text` is what that
+    #: record shows in words: there is no text line to open at `source:line`
+    record: bool = False
+
+    @property
+    def ref(self) -> str:
+        """Where to find it: `rank3.log:120`, or `nccl_trace_rank_2 record 4` for a dump's record."""
+        return f"{self.source} record {self.line}" if self.record else f"{self.source}:{self.line}"
 
 
 class EntryRef(BaseModel):

@@ -143,6 +143,7 @@ def merge(
             source=s.source or "",
             line=(top.index + 1) if top.index is not None else 0,
             text=texts.evidence_line(s.rank, s.why),
+            record=True,
         )
         update["initiating"] = Initiating(rank=s.rank, node=_node(diag, s.rank), time=None, evidence=[ev])
         update["collateral"] = [

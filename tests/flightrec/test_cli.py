@@ -41,6 +41,20 @@ def test_dumps_outrank_collateral_timeouts_in_the_logs(tmp_path: Path) -> None:
     assert all(2 not in g.ranks for g in diag.collateral)
 
 
+def test_a_dumps_evidence_is_cited_as_a_record_not_a_line(tmp_path: Path) -> None:
+    """A dump is a pickle: `nccl_trace_rank_2:4` sent readers looking for a line 4 that isn't there
+    (two blind batches asked), so the citation names the record and a log line keeps `file:line`."""
+    for r in range(4):
+        lines = scenarios.training(r, 50) + scenarios.watchdog(r, "1120 03:24:02.123456", seq=5)
+        scenarios.write(tmp_path, f"rank{r}.log", lines)
+    shutil.copytree(FIXTURES / "skip_collective", tmp_path / "fr")
+    (ev,) = _diagnose(tmp_path).initiating.evidence
+    assert ev.record and ev.ref == f"{ev.source} record {ev.line}"
+    assert ":" not in ev.ref.rsplit("/", 1)[-1]
+    log = _diagnose(tmp_path / "rank0.log").initiating.evidence[0]
+    assert not log.record and log.ref == f"{log.source}:{log.line}"
+
+
 def test_first_hand_failure_in_the_logs_decides_and_the_dump_adds_suspects(tmp_path: Path) -> None:
     scenarios.oom_then_watchdog(tmp_path)  # rank 5 OOMs first-hand
     shutil.copytree(FIXTURES / "two_ranks_hang", tmp_path / "fr")

@@ -183,8 +183,8 @@ def test_a_verify_past_the_jobs_own_step_says_what_it_costs(engine: Engine) -> N
     command says so (two blind readers took it for a short run)."""
     d = engine.diagnose(discover([LOGS]))
     assert d.verify.endswith(
-        "# runs past step 2001, the last one logged: resumed from the last checkpoint this is ~10 steps;"
-        " from scratch it reruns all 2011"
+        "# runs past step 2001, the last one logged: 2011 steps from scratch,"
+        " fewer only if the script resumes from a checkpoint"
     )
 
 
@@ -195,7 +195,7 @@ def test_a_verify_with_a_generic_step_count_has_no_cost_note(tmp_path: Path) -> 
         " of 79.15 GiB of which 1.02 GiB is free.\n"
     )
     d = Engine.load().diagnose(discover([tmp_path]))
-    assert "--max_steps 20" in d.verify and "reruns all" not in d.verify
+    assert "--max_steps 20" in d.verify and "from scratch" not in d.verify
 
 
 def test_the_port_in_use_check_greps_the_port_the_error_names(tmp_path: Path) -> None:

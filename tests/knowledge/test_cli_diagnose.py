@@ -45,7 +45,9 @@ def test_json_contract(tmp_path: Path) -> None:
     ):
         assert key in raw
     assert set(raw["initiating"]) >= {"rank", "node", "time", "evidence"}
-    assert set(raw["initiating"]["evidence"][0]) == {"source", "line", "text"}
+    # `record`: true only for a binary dump's record (docs/flight-recorder.md); a log line is false
+    assert set(raw["initiating"]["evidence"][0]) == {"source", "line", "text", "record"}
+    assert raw["initiating"]["evidence"][0]["record"] is False
     assert set(raw["stats"]) == {"files", "ranks", "bytes", "seconds"}
     diag = Diagnosis.model_validate(raw)
     assert diag.initiating.rank == 5

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from knowledge import fallback, named_rank, roundstep, shadowing, stall, wording
+from knowledge import fallback, mismatch_ranks, named_rank, roundstep, shadowing, stall, wording
 from knowledge.candidates import (
     Cand,
     candidates,
@@ -42,6 +42,7 @@ from knowledge.verdict import (
 def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     named_rank.message_culprits(job)
     v = _named_culprit(job, _attribute(job, fallback_entry))
+    mismatch_ranks.settle(job, v)
     named_rank.name_rank(job, v)
     if binder_rank(job, v) is not None:
         v.rank, v.actor, v.node = 0, ("rank", "0"), job.rank_node.get(0)

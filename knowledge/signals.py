@@ -190,6 +190,7 @@ def build_job(
     _resolve_locals(job)
     _link_ray_workers(job)
     _link_pids(job)
+    _link_slurm_oom_task(job)
     _apply_xids(job, xids, entries)
     if job.ranks:
         job.world = max(job.world or 0, max(job.ranks) + 1)
@@ -417,3 +418,27 @@ def _orphan_xids(
                 xid=ev,
             )
         )
+
+
+#: Slurm's step summary for a task its cgroup OOM-killed (`srun: error: node12: task 3: Out Of Memory`)
+_SRUN_OOM_TASK = re.compile(r"srun: error: [^:\s]+: task (\d{1,6}): Out Of Memory")
+
+
+def _link_slurm_oom_task(job: Job) -> None:
+    """A kernel OOM kill whose pid no launcher line names is the task Slurm reports OOM-killed, when
+    Slurm names one task only, the kernel log one victim only and no victim has a rank yet: the cgroup
+    kill and srun's summary are one event (SchedMD/slurm src/srun/launch.c, `task N: Out Of Memory`)."""
+    tasks = {int(m.group(1)) for s in job.signals if (m := _SRUN_OOM_TASK.search(s.hit.text))}
+    if len(tasks) != 1:
+        return
+    (rank,) = tasks
+    if not any(s.rank == rank and not s.kernel for s in job.signals):
+        return
+    victims = {
+        m.group(1) for s in job.signals if s.kernel and (m := re.search(r"Killed process (\d+)", s.hit.text))
+    }
+    if len(victims) != 1 or any(s.kernel and s.rank is not None for s in job.signals):
+        return
+    for s in job.signals:
+        if s.kernel:
+            s.rank = rank

@@ -12,12 +12,14 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
+from knowledge import answer_challenge_alt
 from knowledge.answer_types import Ctx, rank_lines, ref
 
 #: a challenge of the verdict: "are you sure", "not X", "how do you know", "why call it"
 CHALLENGE = re.compile(
     r"\b(?:are|r) (?:you|u) sure\b|\bsure (?:it\W?s|it is|that)\b|\bhow (?:do|can) (?:you|u) (?:know|tell)\b"
-    r"|\bcould (?:it |this |that )?(?:just |simply )?be\b|\bmaybe (?:just |only )?(?:a|an|one)\b"
+    r"|\bcould(?:nt| not)? (?:it |this |that )?(?:just |simply )?be\b"
+    r"|\bcould(?:nt| not) (?:a|an|the) \w+|\bmaybe (?:just |only )?(?:a|an|one)\b"
     r"|\bwhy (?:call|say|is) it\b|\bnot (?:just )?(?:a|an|the) [\w -]{2,20}\?|\bhow is (?:that|this|it)\b"
     # a familiar cause offered in its place ("is this the usual 29500 collision")
     r"|\b(?:is|was) (?:it|this|that) (?:just )?(?:the|a|an|our) "
@@ -32,10 +34,11 @@ _NUMBER = re.compile(r"(?<![\d.])(\d{4,5})(?![\d.])")
 
 def refute(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
     """The sentences that say why the named alternative does not fit, and the lines that show it."""
+    alt, alt_lines = answer_challenge_alt.checks(c, text)  # each with its own cue, challenge or not
     if not CHALLENGE.search(text):
-        return "", []
-    out: list[str] = []
-    lines: list[EvidenceLine] = []
+        return alt, alt_lines
+    out: list[str] = [alt] if alt else []
+    lines: list[EvidenceLine] = list(alt_lines)
     for check in (_not_oom, _not_flaky, _not_port, _not_logged):
         said, shown = check(c, text)
         if said:

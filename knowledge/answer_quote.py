@@ -188,10 +188,22 @@ def path(c: Ctx, m: Match) -> Reply | None:
     if not found:
         return None
     ln, where = found[0]
-    lead = tf.WRITING_TO.format(path=where, ref=ref(ln))
+    rank = _line_rank(c, ln)
+    lead = (
+        tf.WRITING_TO.format(path=where, ref=ref(ln))
+        if rank is None
+        else tf.RANK_WRITING_TO.format(rank=rank, path=where, ref=ref(ln))
+    )
     if victims := answer_launcher.named_victims(c, m.ranks):  # "were ranks 1-3 writing as well?": no
         lead = f"{victims} {lead}"
     return reply("path", lead, [ln])
+
+
+def _line_rank(c: Ctx, ln: EvidenceLine) -> int | None:
+    """The rank whose log (or own prefix) holds `ln`: "rank 0 was writing to …"."""
+    if (named := parse_rank(ln.text).rank) is not None:
+        return named
+    return next((tl.rank for tl in c.d.tails if tl.source == ln.source and tl.rank is not None), None)
 
 
 _FRAME = re.compile(r"\bFile \"|site-packages|\.py\", line |://")

@@ -92,7 +92,7 @@ CAUSES = (
     r"|slurm|preempt\w*)"
 )
 GUESS = re.compile(
-    r"\b(?:is|was|could|might) (?:it|this|that)\b[^?]{0,30}?\b(?:the )?" + CAUSES + r"\b"
+    r"\b(?:is|was|could|couldnt|might) (?:it|this|that)\b[^?]{0,30}?\b(?:the )?" + CAUSES + r"\b"
     # "does that mean the network broke?", "so the IB died?": a cause read into a line, to be checked
     r"|\b(?:does|did|do) (?:that|this|it|those|these|they) (?:mean|imply|suggest|point to)\b[^?]{0,30}?\b"
     + CAUSES

@@ -54,6 +54,20 @@ _VALUES: tuple[tuple[re.Pattern[str], re.Pattern[str], tuple[str, str]], ...] = 
     ),
 )
 #: a setting asked as what the run used ("what lr and warmup was this run using?")
+#: data-loader settings a reader asks the value of ("what num_workers was this running with?")
+LOADER_SETTINGS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        "num_workers",
+        re.compile(r"\bnum_workers\b|\bdata ?loader workers\b"),
+        re.compile(r"\bnum_workers\s*[=:]\s*(\d+)"),
+    ),
+    (
+        "batch size",
+        re.compile(r"\bbatch[ _-]?size\b"),
+        re.compile(r"\bbatch_size\s*[=:]\s*(\d+)", re.IGNORECASE),
+    ),
+    ("prefetch_factor", re.compile(r"\bprefetch_factor\b"), re.compile(r"\bprefetch_factor\s*[=:]\s*(\d+)")),
+)
 _USED_Q = re.compile(r"\b(?:what|which)\b[^?]{0,40}\b(?:using|used|use|was|were|set to|had)\b")
 
 
@@ -98,7 +112,11 @@ def values(c: Ctx, text: str) -> str:
         if asked.search(text) and not any(printed.search(ln.text) for ln in lines)
     ]
     if _USED_Q.search(text):
-        said += [_setting(lines, name, printed) for name, words, printed in SETTINGS if words.search(text)]
+        said += [
+            _setting(lines, name, printed)
+            for name, words, printed in (*SETTINGS, *LOADER_SETTINGS)
+            if words.search(text)
+        ]
     return " ".join(said)
 
 

@@ -24,6 +24,7 @@ from knowledge import (
     answer_challenge,
     answer_change,
     answer_checks,
+    answer_contest,
     answer_cost,
     answer_decide,
     answer_doubt,
@@ -52,6 +53,7 @@ from knowledge import (
     answer_story,
     answer_summary_why,
     answer_time_limit,
+    answer_topics,
     answer_unlogged,
     answer_wallclock,
     answer_yesno,
@@ -113,6 +115,8 @@ class Answerer:
         got = answer_figures.whole_message(self.ctx, whole, got)  # "and how big was it?", "numbers pls"
         got = answer_judge.with_facts(self.ctx, whole.text, got)  # "is the box broken?", "whose fault?"
         got = answer_parts.complete(self.ctx, whole.text, got, self.asked)  # a part left out
+        got = answer_contest.contested(self.ctx, whole, got)  # "why rank 2 and not 0?", "how sure?"
+        got = answer_topics.complete(whole.text, got, self.asked)  # "impact: step lost, nodes involved"
         got = answer_yesno.recheck(self.ctx, whole.text, got, self.asked)  # "the timeout was 10 s?"
         got = answer_change.with_change(self.ctx, whole, got)  # "…, and what do I flip in ds_config?"
         got = answer_redo.stated_step(self.ctx, whole.text, got)  # "at step 40 of 100, redo it all?"
@@ -275,7 +279,9 @@ class Answerer:
         if said and said.lower() not in answer_asks.said(got):
             got = answer_join.first(got, said, shown)  # "how can you pin it on rank 3?": what named it, first
         said, shown = answer_challenge.refute(self.ctx, text)
-        if said and said.lower() not in answer_asks.said(got):
+        if said and got.intent == "help":
+            got = reply("alternatives", said, shown)  # the check is the answer: no list of examples
+        elif said and said.lower() not in answer_asks.said(got):
             got = answer_join.first(got, said, shown)  # the named cause checked first, then the usual answer
         said, shown = answer_premise.desync(self.ctx, text)
         if said and got.intent == "help":

@@ -38,7 +38,7 @@ _ASKS = re.compile(
     r"(?:(?:from|at|on|in|to|for|since|until|by|with) )?"  # "and from which step"
     r"(?:fix|fixes|workaround|eta|timeline|root cause|tldr|one[- ]?liner|"  # a bare topic is an ask ("fix?")
     r"why|what|whats|which|how|hows|where|when|who|whos|whose|was|wasnt|is|isnt|wtf|explain|any|"
-    r"show|give|paste|tell|are|were|did|didnt|does|do|can|could|should|will|would|has|have|"
+    r"show|give|paste|cite|tell|are|were|did|didnt|does|do|can|could|should|will|would|has|have|"
     r"cant|cannot|couldnt|shouldnt|wont|wouldnt|dont|doesnt|arent|werent)\b"
     # "I need to know if gpu-02 gets drained": an ask put as a need
     r"|^(?:i|we) (?:need|want|have|would like|d like) to (?:know|find out|understand) "
@@ -153,7 +153,7 @@ _TERM_ASKED = re.compile(r"\b(?:whats|what is|what are|wtf is)\s+\S+\s?\?$")
 
 #: an ask about the statement just before it ("I hardcode the port. is that it?")
 _BACK = re.compile(
-    r"^(?:is|was|were|are|could|would|does|do|did|will|can) (?:that|this|they|those|these)\b"
+    r"^(?:is|was|were|are|could|would|should|does|do|did|will|can) (?:that|this|they|those|these)\b"
     r"|^(?:what|whats|what is|what does) (?:that|this|it)(?: mean)?$"
     r"|\b(?:last|first|latest|previous|next|other) (?:\w+ )?one$"
     r"|\b(?:bump|raise|increase|extend|lower|drop|flip|trust|ignore) (?:it|that|this|them)\b"

@@ -61,6 +61,9 @@ from tests.slack.test_followups_round27b import CASES as ROUND27B
 from tests.slack.test_followups_round28a import CASES as ROUND28A
 from tests.slack.test_followups_round28b import CASES as ROUND28B
 from tests.slack.test_followups_round28c import CASES as ROUND28C
+from tests.slack.test_followups_round29a import CASES as ROUND29A
+from tests.slack.test_followups_round29b import CASES as ROUND29B
+from tests.slack.test_followups_round29c import CASES as ROUND29C
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -113,6 +116,9 @@ FACTS = (
     + ROUND28A
     + ROUND28B
     + ROUND28C
+    + ROUND29A
+    + ROUND29B
+    + ROUND29C
     + LEVERS
 )
 

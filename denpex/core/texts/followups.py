@@ -311,6 +311,7 @@ QUOTED_CONTEXT = ". The job failed with {what}, started by rank {rank}"
 QUOTED_ENDED = ". The job ended with {what} ({ref})"
 QUOTED_COLLATERAL = ": rank {rank}'s own error, a consequence of rank {ini}'s failure (collateral)"
 WRITING_TO = "It was writing to `{path}` ({ref})."
+RANK_WRITING_TO = "Rank {rank} was writing to `{path}` ({ref})."
 PORT_IS = "Port {port} ({ref})."
 NO_RANK_STARTED = (
     "No rank: the launcher failed before any worker started ({what}), so there is no first rank to name."

@@ -58,8 +58,8 @@ NO_WORKER = (
     "no training step ran and nothing was lost."
 )
 NOTHING_LOST = (
-    "No training was lost: it failed before any worker started, so no step ran and there is nothing to "
-    "resume; relaunch once the cause is fixed."
+    "No training was lost: it failed at launch, before any worker started, so no step ran and there is "
+    "nothing to resume; relaunch once the cause is fixed."
 )
 
 # ---------------------------------------------------------------- the launcher's summary
@@ -240,7 +240,8 @@ BACKTRACE_NONE = (
     "There is no native backtrace in the logs: rank {rank} died of a native crash (SIGSEGV) and only the "
     "signal was printed, no C/C++ frames. To get one next time: enable core dumps (`ulimit -c unlimited`) "
     "and open the core with gdb (`gdb $(which python) core`, then `bt`), or set `PYTHONFAULTHANDLER=1` "
-    "for the Python stack at the crash."
+    "for the Python stack at the crash. The kernel logs each segfault too: `dmesg -T | grep -i segfault` "
+    "on the node names the library it crashed in (`segfault at … ip … in libX.so`)."
 )
 
 # "what number do I change? batch 4 worked for 2000 steps": the failing step's batch shape

@@ -59,6 +59,9 @@ class RankInfo:
 
     rank: int | None = None
     local: int | None = None
+    #: srun's `--label` task id when the line carries one; under one launcher per srun task (`srun -l
+    #: torchrun …`) it is the node's task, not a rank, and the rank is the inner one the line names
+    task: int | None = None
 
 
 _TORCHRUN = re.compile(r"^\s*\[default(\d{1,5})\]:")
@@ -128,11 +131,50 @@ def strip_delivery(text: str) -> str:
     return text
 
 
+#: a launcher's own line (torchrun's elastic agent, accelerate's and DeepSpeed's launchers): under srun
+#: `--label` it names no rank of its own, only the srun task (node) that ran the launcher;
+#: pytorch/pytorch@v2.5.0:torch/distributed/elastic/multiprocessing/api.py ("Sending process %s closing
+#: signal %s"), torch/distributed/elastic/agent/server/api.py ("Received %s death signal, shutting down
+#: workers"), its logger names (`torch.distributed.elastic.…: [ERROR]`, `torch/distributed/elastic/…py:869]`)
+_LAUNCHER_OWN = re.compile(
+    r"\btorch\.distributed\.(?:elastic|run)[\w.]*: \[|\btorch/distributed/(?:elastic/\S+|run)\.py:\d+\]"
+    r"|\bSending process \d+ closing signal "
+    r"|\bdeath signal, shutting down workers|\bChildFailedError\b"
+)
+
+
 def parse_rank(text: str) -> RankInfo:
-    """Rank prefixes: `[rank3]:`, srun `3: `, torchrun `[default3]:` (local), `[Rank 3]`, `Rank 3`."""
+    """Rank prefixes: `[rank3]:`, srun `3: `, torchrun `[default3]:` (local), `[Rank 3]`, `Rank 3`.
+
+    srun's `--label` (`%*d: `, the task id; SchedMD/slurm src/common/write_labelled_message.c) is the
+    rank when srun runs one task per rank. When the task ran a launcher (`srun -l torchrun …`), the
+    rest of the line says so (torchrun's `[default2]:`, its failure summary's `rank : 6 (local_rank:
+    2)`, the agent's own lines): then the label is kept as `task` and the rank is the inner one."""
     if (m := _DETERMINED.search(text, 0, 200)) is not None:
         return RankInfo(int(m.group(1)))
     head = strip_delivery(text[:300])
+    if (m := _SRUN_LABEL.match(head)) is not None:
+        return _under_label(int(m.group(1)), head[m.end() :])
+    return _parse_head(text, head)
+
+
+def _under_label(task: int, rest: str) -> RankInfo:
+    """A line under srun's label `task`: the rank the rest names (a launcher's child), else the label."""
+    if (m := _TORCHRUN.match(rest)) is not None:
+        own = _RANK_PREFIX.match(rest, m.end())
+        return RankInfo(int(own.group(1)) if own else None, int(m.group(1)), task)
+    if (m := _RANK_PREFIX.search(rest, 0, 80)) is not None:
+        return RankInfo(int(m.group(1)), None, task)
+    if (m := BLOCK_RANK.match(rest)) is not None:
+        return RankInfo(int(m.group(1)), int(m.group(2)), task)
+    if (m := _AGENT_FAILED.search(rest[:1000])) is not None:
+        return RankInfo(None, int(m.group(1)), task)
+    if _LAUNCHER_OWN.search(rest[:300]) is not None:
+        return RankInfo(None, None, task)
+    return RankInfo(task, None, task)
+
+
+def _parse_head(text: str, head: str) -> RankInfo:
     local = None
     m = _TORCHRUN.match(head)
     if m:
@@ -143,7 +185,7 @@ def parse_rank(text: str) -> RankInfo:
         return RankInfo(int(m.group(1)), local)
     if local is not None:
         return RankInfo(None, local)
-    m = _SRUN_LABEL.match(head) or _MPI_TAG.match(head)
+    m = _MPI_TAG.match(head)
     if m:
         return RankInfo(int(m.group(1)))
     m = BLOCK_RANK.match(head)
@@ -326,11 +368,15 @@ def relayed_rank(text: str) -> RankInfo | None:
 
 
 def reported_rank(text: str) -> RankInfo | None:
-    """A launcher line that reports another process's failure (torchrun's elastic agent), or None."""
+    """A launcher line that reports another process's failure (torchrun's elastic agent), or None; under
+    srun's label (one launcher per task) the label is kept as the reporting task."""
+    task = None
+    if (lab := _SRUN_LABEL.match(text, 0, 12)) is not None:
+        task, text = int(lab.group(1)), text[lab.end() :]
     m = _AGENT_FAILED.search(text[:1000])
     if m:
-        return RankInfo(None, int(m.group(1)))
+        return RankInfo(None, int(m.group(1)), task)
     m = BLOCK_RANK.match(text[:200])
     if m:
-        return RankInfo(int(m.group(1)), int(m.group(2)))
+        return RankInfo(int(m.group(1)), int(m.group(2)), task)
     return None

@@ -136,15 +136,28 @@ def _global_rank(job: Job, scan: SourceScan, info: RankInfo) -> int | None:
     """The global rank a progress line belongs to; a torchrun `[default3]:` label (node-local) counts
     as in `signals._resolve_locals`: through the file's `[default0]:[rank8]:` offset, or as is on one
     node."""
+    if (
+        info.task is not None
+        and info.task in job.launcher_tasks
+        and info.rank == info.task
+        and info.local is None
+    ):
+        return None  # a bare srun label on a node that ran a launcher: the node, not a rank
     if info.rank is not None:
         return info.rank
     if info.local is None:
         return scan.source.rank
-    offsets = {
-        h.rank.rank - h.rank.local for h in scan.hits if h.rank.rank is not None and h.rank.local is not None
-    }
+    if info.task is None:
+        offsets = {
+            h.rank.rank - h.rank.local
+            for h in scan.hits
+            if h.rank.rank is not None and h.rank.local is not None and h.rank.task is None
+        }
+    else:  # under srun's label: the offset of that task (node), as `signals.task_offsets` found it
+        i = next((k for k, sc in enumerate(job.scans) if sc is scan), -1)
+        offsets = job.local_offsets.get((i, info.task), set())
     if len(offsets) == 1:
-        return info.local + offsets.pop()
+        return info.local + next(iter(offsets))
     return info.local if job.single_node else scan.source.rank
 
 

@@ -248,8 +248,8 @@ class Scanner:
                 stamp = replace(stamp, borrowed=True)
         state.known, state.known_writer = (ls, stamp), writer
         hit = LineHit(line=line_no, text=text, patterns=[idx], rank=rank, stamp=stamp)
-        if rank.rank is None:
-            self._reported(hit, ls)
+        if rank.rank is None or (rank.task is not None and rank.rank == rank.task and rank.local is None):
+            self._reported(hit, ls)  # (a bare srun label may stand on a line of torchrun's summary)
         if len(out.hits) < 64:
             hit.before, hit.after = self._context(ls, le, scan_end)
         return hit
@@ -292,7 +292,11 @@ class Scanner:
                 break
             prev = self.buf.rfind(b"\n", 0, p - 1) + 1
             rep = lines.reported_rank(lines.decode(bytes(self.buf[prev : min(p, prev + 300)])))
+            if rep is not None and hit.rank.task is not None and rep.task != hit.rank.task:
+                rep = None  # another srun task's (node's) summary, interleaved in the combined stream
             p = prev
+        if rep is None and hit.rank.rank is not None:
+            return  # a bare srun label outside any summary: the label is the rank
         if rep is not None:
             hit.rank = rep
             hit.secondhand = True

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tests.realjobs.runner import FIXTURES, Job, load_jobs, relabel, run_job
+from tests.realjobs.runner import FIXTURES, SLURM_LAUNCHERS, Job, load_jobs, relabel, run_job
 
 PINNED_TORCH = "2.13.0"
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for job in jobs:
             print(
-                f"{job.name:34} {job.launcher:8} {job.fault:14} rank {job.rank:>2}  -> {job.category or '?'}"
+                f"{job.name:34} {job.launcher:13} {job.fault:14} rank {job.rank:>2}  -> {job.category or '?'}"
             )
         return 0
     unknown = set(args.jobs) - {j.name for j in jobs}
@@ -67,9 +67,9 @@ def main(argv: list[str] | None = None) -> int:
             relabel(job, FIXTURES / job.name)
         return 0
     check_torch()
-    for job in (j for j in chosen if j.launcher == "torchrun"):
+    for job in (j for j in chosen if j.launcher not in SLURM_LAUNCHERS):
         report(job, run_job(job, FIXTURES / job.name))
-    srun_jobs = [j for j in chosen if j.launcher == "srun"]
+    srun_jobs = [j for j in chosen if j.launcher in SLURM_LAUNCHERS]
     if srun_jobs and not args.skip_slurm:
         run_srun_jobs(srun_jobs)
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shlex
 import shutil
 import socket
 import subprocess
@@ -29,6 +30,11 @@ TRAIN = HERE / "jobs" / "train.py"
 FIXTURES = HERE / "fixtures"
 NPROC = 4
 JOB_TIMEOUT_S = 180
+#: srun_torchrun: srun tasks ("nodes", one torchrun agent each) x workers per agent = NPROC
+NODES = 2
+NPROC_PER_NODE = NPROC // NODES
+#: the launchers whose tasks srun starts on the dev Slurm cluster (regenerate takes its lock for them)
+SLURM_LAUNCHERS = ("srun", "srun_torchrun")
 
 
 @dataclass(frozen=True)
@@ -153,13 +159,14 @@ def torchrun_command(job: Job, workdir: Path, port: int) -> list[str]:
     return [*cmd, *train_args(job, workdir)]
 
 
-def srun_command(job: Job, workdir: Path) -> list[str]:
-    # -O: 4 tasks on the dev cluster's 2 CPUs; -K: end the other tasks when one fails (as sites set)
+def _srun(job: Job, workdir: Path, tasks: int) -> list[str]:
+    # -O: more tasks than the dev cluster's 2 CPUs; -K: end the other tasks when one fails (as sites set)
     return [
         "srun",
         "--label",
+        *(["-N", "1"] if job.launcher == "srun_torchrun" else []),
         "-n",
-        str(NPROC),
+        str(tasks),
         "-O",
         "-K",
         "--mem=6G",
@@ -169,9 +176,49 @@ def srun_command(job: Job, workdir: Path) -> list[str]:
         f"rj-{job.name}",
         "-D",
         str(workdir),
-        sys.executable,
-        *train_args(job, workdir),
     ]
+
+
+def srun_command(job: Job, workdir: Path) -> list[str]:
+    """One srun task per rank: srun's `N: ` label is the rank."""
+    return [*_srun(job, workdir, NPROC), sys.executable, *train_args(job, workdir)]
+
+
+def srun_torchrun_command(job: Job, workdir: Path, port: int) -> list[str]:
+    """The usual multi-node form: srun starts ONE torchrun agent per node (here two tasks on the one
+    test node acting as nodes 0 and 1), each with NPROC_PER_NODE workers; srun's `N: ` label is then
+    the node (the task), and the rank is inside the line (`[defaultL]:[rankR]:`, torchrun's summary).
+    `bash -c` so that each task expands its own $SLURM_PROCID into --node_rank."""
+    torchrun = str(Path(sys.executable).with_name("torchrun"))
+    launch = [
+        torchrun,
+        "--nnodes",
+        str(NODES),
+        "--nproc_per_node",
+        str(NPROC_PER_NODE),
+        "--master_addr",
+        "127.0.0.1",
+        "--master_port",
+        str(port),
+        "--tee",
+        "3",
+    ]
+    node_rank = "--node_rank $SLURM_PROCID"
+    script = f"exec {shlex.join(launch)} {node_rank} {shlex.join(train_args(job, workdir))}"
+    return [*_srun(job, workdir, NODES), "bash", "-c", script]
+
+
+def launch_command(job: Job, workdir: Path, port: int) -> list[str]:
+    if job.launcher == "srun":
+        return srun_command(job, workdir)
+    if job.launcher == "srun_torchrun":
+        return srun_torchrun_command(job, workdir, port)
+    return torchrun_command(job, workdir, port)
+
+
+def console_name(job: Job) -> str:
+    """srun's one combined `--label` stream, or torchrun's console."""
+    return "srun.out" if job.launcher in SLURM_LAUNCHERS else "console.log"
 
 
 def copy_torchrun_logs(workdir: Path, logs: Path) -> None:
@@ -194,7 +241,7 @@ def run_job(job: Job, out: Path) -> dict[str, Any]:
     under test is never a port clash unless the job asks for one)."""
     for _ in range(PORT_TRIES):
         meta = _run_once(job, out)
-        console = out / "logs" / "console.log"
+        console = out / "logs" / console_name(job)
         if job.port_in_use or not console.exists() or PORT_RACE not in console.read_bytes().lower():
             break
     return meta
@@ -209,8 +256,8 @@ def _run_once(job: Job, out: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"realjob-{job.name}-") as tmp:
         workdir = Path(tmp)
         port = free_port()
-        cmd = srun_command(job, workdir) if job.launcher == "srun" else torchrun_command(job, workdir, port)
-        console = logs / ("srun.out" if job.launcher == "srun" else "console.log")
+        cmd = launch_command(job, workdir, port)
+        console = logs / console_name(job)
         started = time.monotonic()
         with port_taken(port, job.port_in_use), console.open("wb") as fh:
             proc = subprocess.run(
@@ -277,8 +324,8 @@ def relabel(job: Job, out: Path) -> None:
 def views(job: Job, logs: Path) -> dict[str, list[str]]:
     """The ways a user hands these logs over, as paths relative to logs/: the one console stream,
     and (torchrun) the per-rank files of --log-dir."""
-    if job.launcher == "srun":
-        return {"console": ["srun.out"]}
+    if job.launcher in SLURM_LAUNCHERS:
+        return {"console": [console_name(job)]}
     found = {"console": ["console.log"]}
     if (logs / "torchrun-logs").exists():
         found["per_rank"] = ["torchrun-logs"]

@@ -123,14 +123,17 @@ class EvidenceLine(BaseModel):
     source: str
     line: int
     text: str
-    #: `line` numbers a record of a binary dump (a Flight Recorder pickle), and `text` is what that
-    #: record shows in words: there is no text line to open at `source:line`
+    #: `line` numbers (from 1) a record of a binary dump (a Flight Recorder pickle's `entries`), and
+    #: `text` is what that record shows in words: there is no text line to open at `source:line`
     record: bool = False
 
     @property
     def ref(self) -> str:
-        """Where to find it: `rank3.log:120`, or `nccl_trace_rank_2 record 4` for a dump's record."""
-        return f"{self.source} record {self.line}" if self.record else f"{self.source}:{self.line}"
+        """Where to find it: `rank3.log:120`, or `nccl_trace_rank_2 entries[3]` for a dump's record, as
+        Python indexes the dump's `entries` list (the fourth record)."""
+        if not self.record:
+            return f"{self.source}:{self.line}"
+        return f"{self.source} entries[{self.line - 1}]" if self.line > 0 else self.source
 
 
 class EntryRef(BaseModel):

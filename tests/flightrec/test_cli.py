@@ -49,7 +49,7 @@ def test_a_dumps_evidence_is_cited_as_a_record_not_a_line(tmp_path: Path) -> Non
         scenarios.write(tmp_path, f"rank{r}.log", lines)
     shutil.copytree(FIXTURES / "skip_collective", tmp_path / "fr")
     (ev,) = _diagnose(tmp_path).initiating.evidence
-    assert ev.record and ev.ref == f"{ev.source} record {ev.line}"
+    assert ev.record and ev.ref == f"{ev.source} entries[{ev.line - 1}]"
     assert ":" not in ev.ref.rsplit("/", 1)[-1]
     log = _diagnose(tmp_path / "rank0.log").initiating.evidence[0]
     assert not log.record and log.ref == f"{log.source}:{log.line}"

@@ -65,7 +65,7 @@
     text("r-rank", ini.rank === null || ini.rank === undefined ? "not determined" :
       "rank " + ini.rank + (ini.node ? " on " + ini.node : "") + (ini.time ? " at " + ini.time : ""));
     text("r-phase", ini.phase ? (ini.phase_inferred ? "probably while " : "while ") + (phases[ini.phase] || ini.phase) : "unknown");
-    text("r-evidence", (ini.evidence || []).map(function (e) { return (e.record ? e.source + " record " + e.line : e.source + ":" + e.line) + "  " + e.text; }).join("\n"));
+    text("r-evidence", (ini.evidence || []).map(function (e) { return (e.record ? e.source + " entries[" + (e.line - 1) + "]" : e.source + ":" + e.line) + "  " + e.text; }).join("\n"));
     text("r-cause", d.root_cause);
     text("r-fix", d.fix);
     text("r-snippet", d.fix_snippet);

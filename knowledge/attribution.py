@@ -31,6 +31,7 @@ from knowledge.store_binder import binder_rank
 from knowledge.verdict import (
     INCONCLUSIVE,
     LONE_EXIT_SCORE,
+    Scored,
     Verdict,
     confidence,
     dedupe,
@@ -152,7 +153,7 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     if cands:
         return _when_stalled(job, _from_primary(job, cands))
     coll = [s for s in job.signals if s.role == "collateral" or s.demoted]
-    scored = score_entries(coll, job)
+    scored = _teardown_last(score_entries(coll, job))
     silent = _silent_end(job)
     if scored and silent is not None and scored[0].entry.category == wording.FALLBACK_CATEGORY:
         return silent  # only the launcher tearing the others down: a rank vanished mid-save or mid-load
@@ -165,6 +166,22 @@ def _attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
         category=m.category, entry=m.entry, confidence=m.confidence, rank=m.rank, node=m.node,
         stamp=m.stamp, actor=m.actor, context=m.context, notes=m.notes,
     )  # fmt: skip
+
+
+#: the least share of the teardown's score another collateral entry needs to come before it
+TEARDOWN_SHARE = 0.5
+
+
+def _teardown_last(scored: list[Scored]) -> list[Scored]:
+    """The launcher's teardown (`closing signal SIGTERM`, `ChildFailedError`, srun's `Exited with exit
+    code`) describes how the job was stopped, not what failed: when any other collateral entry scored
+    (the waiters' timeouts), it comes first, whatever the teardown's lines add up to. A torchrun hang
+    under srun has five teardown lines and srun's exit line: they outweighed the three ranks' gloo
+    timeouts, and the teardown then yielded to the last error line, read as a code error."""
+    rest = [s for s in scored if fallback.TEARDOWN_TAG not in s.entry.tags]
+    if not rest or len(rest) == len(scored) or rest[0].score < TEARDOWN_SHARE * scored[0].score:
+        return scored  # a stray weak hit (one exit code) does not outrank the teardown either
+    return rest + [s for s in scored if fallback.TEARDOWN_TAG in s.entry.tags]
 
 
 def _all_at_once(cands: list[Cand], chosen: Cand) -> bool:

@@ -35,6 +35,8 @@ BLAME_Q = re.compile(
     r"|\b(?:pin|pinning|pinned|blame|blaming|blamed|saying|say|pick|picking|accus\w+) (?:it on )?"
     + _RANKS
     + r"\b(?=[^?]{0,80}\b(?:traceback|torchrun|launcher|root|error|logged|lists?))"
+    r"|\b(?:torchrun|launcher|elastic|summary)\b[^?]{0,40}\b(?:blames?|blamed|blaming|points? (?:at|to)"
+    r"|pointed (?:at|to)|fingers?|fingered) " + _RANKS + r"\b"
     r"|\b(?:traceback|error|stack)s? (?:is |was |are |were )?(?:from|on|in) "
     + _RANKS
     + r"\b[^?]{0,60}\b(?:why|pin\w*|blam\w*)\b"

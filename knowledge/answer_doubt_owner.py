@@ -24,6 +24,35 @@ WHO_Q = re.compile(
     r"(?:cluster|infra\w*|platform|admins?|ops|sre)\b"
     r"|\b(?:cluster|infra\w*|platform|admins?|ops) or (?:us|our (?:side|end|code|job|fault))\b"
 )
+
+#: whose side it is, put as the platform's against the job's, or a team to tell ("platform issue or
+#: ours?", "our problem or the scheduler's", "need to tell the HPC team?", "who needs to hear about it")
+_INFRA = (
+    r"(?:platform|infra\w*|cluster|scheduler|slurm|node|box|host|machine|hardware|storage|filesystem"
+    r"|network|hpc|ops|sre|admins?|data ?cent(?:er|re))"
+)
+_OURS = (
+    r"(?:ours|us|we|our \w+|my \w+|the job|job|the (?:model|training|user)\w*|model\w*|modell?ing"
+    r"|training|code|user code|save code|script)"
+)
+PLATFORM_Q = re.compile(
+    rf"\b{_INFRA}(?:\x27s|s)?(?: (?:issue|problem|thing|fault|side|bug|team|error|failure))?"
+    rf" (?:or|vs\.?|versus) (?:(?:is |was )?(?:it |this |that )?)?"
+    rf"(?:(?:purely|just|only|on|the|a) )*{_OURS}\b"
+    rf"|\b{_OURS}(?: (?:issue|problem|thing|fault|side|bug|end|error))? (?:or|vs\.?|versus)"
+    rf" (?:(?:purely|just|only|on|the|a) )*{_INFRA}\b"
+    r"|\b(?:tell|notify|inform|loop in|escalate to|warn)\b (?:the |our |an? )?(?:\w+ )?"
+    r"(?:team|admins?|on-?call|ops)\b"
+    r"|\bwho (?:needs|has|should|must|ought) (?:to )?(?:hear|know|be told)\b"
+    r"|\bteam (?:needs?|should|has|must) (?:to )?(?:know|hear|be told)\b"
+)
+
+
+def _asks_who(text: str) -> bool:
+    """Whose move it is asked: in so many words, or the platform's side set against the job's."""
+    return bool(WHO_Q.search(text) or PLATFORM_Q.search(text))
+
+
 #: failure modes fixed in the job itself (its code, config or launch), never by the cluster's admins;
 #: a rendezvous failure (a port, or a host not reachable) or a scheduler's kill (a limit, or a
 #: preemption) may be either side's
@@ -41,7 +70,7 @@ JOBS_OWN = frozenset(
 
 def who_to_ping(c: Ctx, text: str) -> str:
     """The sentence naming whose move it is, or "" when the ask is not that or the evidence can't say."""
-    if not WHO_Q.search(text):
+    if not _asks_who(text):
         return ""
     ini = c.view.initiating
     if answer_advice.xid_lines(c):

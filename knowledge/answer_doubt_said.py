@@ -16,6 +16,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import slack as t
+from knowledge import answer_volume
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, rank_lines, ref
 
@@ -29,6 +30,9 @@ _ASKS_SAID = re.compile(
     r"(?= and\b| but\b| in\b|[?!;,.]|$)"
     r"|\b(?:don\W?t|dont|do not|can\W?t|cant|never|didnt|didn\W?t) (?:see|find|get)\s+"
     r"(?P<c>['\"`][^'\"`]{4,80}['\"`])"
+    # "i dont see no space left anywhere in log": an unquoted message, then where it was looked for
+    r"|\b(?:don\W?t|dont|do not|can\W?t|cant|never|didnt|didn\W?t) (?:see|find|get) (?:any |a |an |the )?"
+    r"(?P<f>[a-z][\w' -]{3,40}?) (?=anywhere\b|in (?:the |any |our |my )?logs?\b)"
     r"|\b(?:is there|any) (?:a |one |any )?(?:log )?line (?:that |which |where )?(?:\w+ )?"
     r"(?:says|mentions|prints|shows|contains)\s+(?P<d>[^?!;,.]+)"
     r"|^(?:\W*\w+ )?(?:is|was) (?P<e>[a-z][\w' -]{3,48}?) (?:actually |really |ever |even |literally )?"
@@ -42,7 +46,10 @@ _NOT_A_MESSAGE = re.compile(
     r"any|the (?:same|reason|cause)|rank|ranks|a lot)\b"
 )
 #: filler after the message ("... anywhere", "... in the logs", "... at all")
-_TAIL = re.compile(r"\s+(?:anywhere|at all|in (?:the|any|our|my) (?:logs?|output)|either|though|tho)\b.*$")
+_TAIL = re.compile(
+    r"\s+(?:anywhere|at all|in (?:the|any|our|my) (?:logs?|output)|either|though|tho"
+    r"|or (?:is|was|did|does) (?:that|it|this))\b.*$"
+)
 #: a failing rank's own error line (not a frame of its traceback)
 _ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b:|\berror\b", re.I)
 _PREFIX = re.compile(r"^(?:\[[^\]]*\]:?\s*)+")
@@ -70,6 +77,8 @@ def named(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
     rank = c.view.initiating.rank if c.view.initiating is not None else None
     who = f"rank {rank}" if rank is not None else "the job"
     instead = tff.SAID_INSTEAD.format(who=who, quoted=quoted, what=what)
+    if answer_volume.disk_verdict(c):  # "did it literally say disk full?": the check that settles it
+        instead = f"{instead} {answer_volume.df_note(c)}".rstrip()
     return f"{tff.SAID_NOT.format(said=said)} {instead}", own
 
 

@@ -27,6 +27,9 @@ HOLDER_Q = re.compile(
     r"\b(?:what|who|which process)(?:s|\x27s| is| was)? (?:\w+ )?"
     r"(?:sitting|squatting|camping|holding|hogging|occupying|using|listening|bound)"
     r"(?: on| to)? (?:it|that|there|(?:the |that )?port|\d{4,5})\b"
+    # "someone else's job squatting on our port?": another holder guessed, to be found
+    r"|\b(?:someone|somebody|something|another|other)\b[^?]{0,30}\b(?:squatting|sitting|camping|holding"
+    r"|hogging|occupying|using|bound to|listening on)(?: on)? (?:our |the |my |that |this )?port\b"
 )
 #: a port the reader means to set ("next time i write --master_port 29500 and is fine?")
 _PROPOSED = re.compile(r"(?:--master[_-]port|master_port|--rdzv[_-]endpoint\S*?:|\bport)[= ]?(\d{2,5})\b")

@@ -14,7 +14,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import slack as t
-from knowledge import answer_dumps, answer_launcher
+from knowledge import answer_dumps, answer_launcher, answer_volume
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.glossary import Term, find
 from knowledge.intents import Match
@@ -196,6 +196,8 @@ def path(c: Ctx, m: Match) -> Reply | None:
     )
     if victims := answer_launcher.named_victims(c, m.ranks):  # "were ranks 1-3 writing as well?": no
         lead = f"{victims} {lead}"
+    if answer_volume.disk_verdict(c) and answer_volume.ASKS_VOLUME.search(m.text):  # "which volume filled"
+        lead = f"{lead} {answer_volume.df_note(c)}".strip()
     return reply("path", lead, [ln])
 
 

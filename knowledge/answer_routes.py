@@ -55,6 +55,7 @@ from knowledge import (
     answer_pace,
     answer_pid,
     answer_places,
+    answer_platform,
     answer_port,
     answer_premise,
     answer_premise_cause,
@@ -192,6 +193,8 @@ def _crashed_library(c: Ctx, m: Match) -> Reply | None:
 
 #: asks that carry their own answer, tried in this order before any intent (True: the fix is added)
 FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
+    (answer_platform.platform_or_ours, False),  # "platform issue or ours? tell the HPC team?"
+    (answer_platform.dmesg_before_return, False),  # "check dmesg before putting it back?": yes, how
     (answer_norank.no_such_rank, False),  # "did rank 5 enter SeqNum 5?" on a 4-rank job: no rank 5
     (answer_world.world, False),  # "world_size=4 here, world 8 there: which is it?": the ranks shown
     (answer_compare.slurm_states, False),  # "what would slurm show if this were preemption?"

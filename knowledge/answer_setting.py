@@ -24,6 +24,8 @@ from knowledge.lines import parse_rank
 ASKS_VALUE = re.compile(
     r"\b(?:was|is|were) (?:it|that|this|the (?:flag|setting|option))(?: \w+)?"
     r" (?:on|off|set|enabled|disabled|true|false|used)\b"
+    # "was stage3_gather_16bit_weights_on_model_save on?": the setting named by its snake_case name
+    r"|\b(?:was|is|were) [a-z0-9_.]*_[a-z0-9_.]+ (?:on|off|set|enabled|disabled|true|false|used)\b"
     r"|\bwhat (?:was|is) (?:it|that|this) set to\b"
     r"|\b(?:did|do) (?:we|i|you) (?:have|set|use) (?:it|that|this)\b"
     r"|\b(?:on|enabled|set) (?:here|in this (?:run|job))\b|\bdo(?:es)? (?:here|in this (?:run|job))\b"

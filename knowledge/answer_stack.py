@@ -21,7 +21,8 @@ from knowledge.jobfacts_answers import RankView
 #: a Python stack asked for, or seeing where a rank stops ("its python stack", "see where it stop")
 STACK_Q = re.compile(
     r"\b(?:python |py )?stack(?: ?trace| dump)?s?\b|\bpy-?spy\b|\bfaulthandler\b"
-    r"|\b(?:see|know|show|find|tell)\w* where (?:it|rank \d+|r\d+|the rank|they) (?:is |was |gets? |got )?"
+    r"|\b(?:see|know|show|find|tell|prove|confirm|(?:proof|evidence) of)\w* where"
+    r" (?:it|rank \d+|r\d+|the rank|they) (?:is |was |gets? |got )?"
     r"(?:stop|stops|stopped|stuck|wedged|hangs?|hung|hanging|blocked)\b"
 )
 #: asked for next time, or what to run or add ("next time", "what do i run", "what env/tool", "exact cmd")

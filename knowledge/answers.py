@@ -22,9 +22,7 @@ from knowledge import (
     answer_asks,
     answer_cause,
     answer_challenge,
-    answer_change,
     answer_checks,
-    answer_contest,
     answer_cost,
     answer_decide,
     answer_doubt,
@@ -36,27 +34,24 @@ from knowledge import (
     answer_figures,
     answer_fixfit,
     answer_join,
-    answer_judge,
     answer_lines,
     answer_lost,
     answer_meaning,
     answer_more,
     answer_others,
     answer_overview,
-    answer_parts,
     answer_port,
     answer_premise,
     answer_quote,
-    answer_redo,
     answer_rerun,
+    answer_runconf,
     answer_status,
     answer_story,
     answer_summary_why,
     answer_time_limit,
-    answer_topics,
     answer_unlogged,
     answer_wallclock,
-    answer_yesno,
+    answer_whole,
 )
 from knowledge import answer_routes as routes
 from knowledge.answer_types import Ctx, Reply, reply
@@ -112,14 +107,7 @@ class Answerer:
         got = answer_wallclock.with_run(self.ctx, self.matcher.text(question), self._answer(question))
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
         whole = self.matcher.match(self.matcher.text(question), nodes)
-        got = answer_figures.whole_message(self.ctx, whole, got)  # "and how big was it?", "numbers pls"
-        got = answer_judge.with_facts(self.ctx, whole.text, got)  # "is the box broken?", "whose fault?"
-        got = answer_parts.complete(self.ctx, whole.text, got, self.asked)  # a part left out
-        got = answer_contest.contested(self.ctx, whole, got)  # "why rank 2 and not 0?", "how sure?"
-        got = answer_topics.complete(whole.text, got, self.asked)  # "impact: step lost, nodes involved"
-        got = answer_yesno.recheck(self.ctx, whole.text, got, self.asked)  # "the timeout was 10 s?"
-        got = answer_change.with_change(self.ctx, whole, got)  # "…, and what do I flip in ds_config?"
-        got = answer_redo.stated_step(self.ctx, whole.text, got)  # "at step 40 of 100, redo it all?"
+        got = answer_whole.complete(self.ctx, whole, got, self.asked)  # what the whole message asks too
         said, shown = answer_doubt_said.named(self.ctx, self.matcher.text(question))
         if not said or said.lower() in answer_asks.said(got):
             return got
@@ -243,6 +231,7 @@ class Answerer:
             got = answer_join.first(got, said, shown)  # "any dmesg?": none collected, then the usual answer
         if (gap := answer_unlogged.values(self.ctx, text)) and gap.lower() not in answer_asks.said(got):
             got = reply("facts", gap, []) if got.intent == "help" else answer_join.first(got, gap, [])
+        got = answer_runconf.added(self.ctx, text, got)  # "venv path?", "env vars set?", "total steps?"
         if (spent := answer_cost.cost(self.ctx, text)) and "gpu-hours" not in answer_asks.said(got):
             got = answer_cost.with_cost(got, spent)  # "how many GPU-hours did they burn waiting?"
         nodes = self.ctx.view.nodes + list(self.ctx.d.nodes)
@@ -264,7 +253,9 @@ class Answerer:
                 else answer_asks.with_lead(got, port.lead, [])
             )
         said, shown = answer_port.wrong_port(self.ctx, text)
-        if said and said.lower() not in answer_asks.said(got):
+        if said and got.intent == "help":
+            got = reply("port", said, shown)  # "bot say 29500 collide but we not use it?": the port itself
+        elif said and said.lower() not in answer_asks.said(got):
             got = answer_join.first(
                 got, said, shown
             )  # "so the default 29500 was taken?": the port the error names

@@ -22,6 +22,7 @@ from rank_bm25 import BM25Okapi
 from knowledge.intent_asks import MAX_ASKS as MAX_ASKS
 from knowledge.intent_asks import asks as asks
 from knowledge.intent_asks import bare as bare
+from knowledge.intent_typos import spelled
 from knowledge.schema import DATA_DIR
 
 INTENTS_PATH = DATA_DIR / "intents.toml"
@@ -152,6 +153,7 @@ def normalise(question: str) -> str:
     q = re.sub(r"['’`]", "", q).strip()
     for rx, repl in _SHORTHAND:
         q = rx.sub(repl, q)
+    q = spelled(q)
     for rx, phrase in PHRASES:
         q = rx.sub(phrase, q)
     return re.sub(r"\s+", " ", _EMPHASIS.sub(r"\1", q))

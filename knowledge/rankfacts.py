@@ -134,7 +134,7 @@ def _last_steps(job: Job, red: Redactor) -> dict[int, tuple[int, EvidenceLine]]:
 
 def _global_rank(job: Job, scan: SourceScan, info: RankInfo) -> int | None:
     """The global rank a progress line belongs to; a torchrun `[default3]:` label (node-local) counts
-    as in `signals._resolve_locals`: through the file's `[default0]:[rank8]:` offset, or as is on one
+    as in `srun_tasks.resolve_locals`: through the file's `[default0]:[rank8]:` offset, or as is on one
     node."""
     if (
         info.task is not None
@@ -153,7 +153,7 @@ def _global_rank(job: Job, scan: SourceScan, info: RankInfo) -> int | None:
             for h in scan.hits
             if h.rank.rank is not None and h.rank.local is not None and h.rank.task is None
         }
-    else:  # under srun's label: the offset of that task (node), as `signals.task_offsets` found it
+    else:  # under srun's label: the offset of that task (node), as `srun_tasks.task_offsets` found it
         i = next((k for k, sc in enumerate(job.scans) if sc is scan), -1)
         offsets = job.local_offsets.get((i, info.task), set())
     if len(offsets) == 1:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from denpex.core.models import LogSource
 from knowledge import facts, stragglers
+from knowledge import srun_tasks as srun
 from knowledge.lines import BLOCK_RANK, Stamp, strip_delivery
 from knowledge.patterns import Pattern, PatternKind
 from knowledge.phases import PhaseFact, PhaseReader
@@ -72,7 +73,7 @@ class Job:
     hosts: set[str] = field(default_factory=set)  # nodes the scheduler's own lines name (no rank)
     #: srun tasks that ran a launcher (`srun -l torchrun …`): their bare label is a node, not a rank
     launcher_tasks: set[int] = field(default_factory=set)
-    #: (source, srun task or None) → global minus local rank (see `task_offsets`)
+    #: (source, srun task or None) → global minus local rank (see `knowledge.srun_tasks.task_offsets`)
     local_offsets: dict[tuple[int, int | None], set[int]] = field(default_factory=dict)
     phases: PhaseReader | None = None  # which lifecycle phase a line was in (knowledge/phases.py)
     _phase_cache: dict[tuple[int, int], PhaseFact | None] = field(default_factory=dict)
@@ -162,7 +163,7 @@ def build_job(
     for scan in scans:
         scan.first_stamp = _with_year(scan.first_stamp, year)
     nodes = {sc.source.node for sc in scans if sc.source.node}
-    srun_tasks = _srun_launcher_tasks(scans)
+    srun_tasks = srun.launcher_tasks(scans)
     for i, scan in enumerate(scans):
         src: LogSource = scan.source
         if src.rank is not None:
@@ -193,11 +194,11 @@ def build_job(
         nodes.add(host)
     job.single_node = len(nodes) <= 1 and len(srun_tasks) <= 1
     job.launcher_tasks = srun_tasks
-    job.local_offsets = task_offsets(job)
-    _resolve_locals(job)
+    job.local_offsets = srun.task_offsets(job)
+    srun.resolve_locals(job)
     _link_ray_workers(job)
     _link_pids(job)
-    _link_slurm_oom_task(job)
+    srun.link_oom_task(job)
     _apply_xids(job, xids, entries)
     if job.ranks:
         job.world = max(job.world or 0, max(job.ranks) + 1)
@@ -255,76 +256,6 @@ def _read_facts(job: Job, i: int, hit: LineHit, patterns: list[Pattern]) -> None
         job.hosts.add(m.group(1))
     if "world" in kinds and (w := facts.parse_world(hit.text)) is not None:
         job.world = max(job.world or 0, w)
-
-
-#: torchrun's and accelerate's processes per node on a launch line (`--nproc_per_node 4`, `--num_processes=8`
-#: is the world for accelerate, so only torchrun's spelling counts here)
-_NPROC = re.compile(r"--nproc[_-]per[_-]node[= ](\d{1,4})\b")
-
-
-def _srun_launcher_tasks(scans: list[SourceScan]) -> set[int]:
-    """srun tasks that ran a launcher (`srun -l torchrun …`): their labelled lines name a rank inside the
-    label (`1: [default2]:`, the agent's `1: … failed (exitcode: -9) local_rank: 2`, `1: rank : 6 (…)`).
-    On such a task a bare label is the node's task, not a rank: those lines lose it as a rank."""
-    tasks: set[int] = set()
-    for scan in scans:
-        own = {
-            h.rank.task
-            for h in scan.hits
-            if h.rank.task is not None and (h.rank.local is not None or h.rank.rank is None)
-        }
-        if not own:
-            continue
-        tasks |= own
-        for hit in scan.hits:
-            info = hit.rank
-            if info.task is not None and info.rank == info.task and info.local is None:
-                hit.rank = replace(info, rank=None)
-    return tasks
-
-
-def task_offsets(job: Job) -> dict[tuple[int, int | None], set[int]]:
-    """(source, srun task) → global rank minus local rank, from lines naming both; a launcher per srun
-    task with `--nproc_per_node N` known and no such line gives task × N (the task is the node)."""
-    offsets: dict[tuple[int, int | None], set[int]] = defaultdict(set)
-    tasks: dict[int, set[int]] = defaultdict(set)
-    for i, scan in enumerate(job.scans):
-        for hit in scan.hits:
-            info = hit.rank
-            if info.task is not None:
-                tasks[i].add(info.task)
-            if (
-                info.rank is not None
-                and info.local is not None
-                and (not hit.secondhand or info.task is not None)
-            ):
-                offsets[(i, info.task)].add(info.rank - info.local)
-    for i, seen in tasks.items():
-        nprocs = {int(m.group(1)) for h in job.scans[i].hits if (m := _NPROC.search(h.text))}
-        if len(nprocs) == 1:
-            n = next(iter(nprocs))
-            for task in seen:
-                offsets.setdefault((i, task), {task * n})
-    return offsets
-
-
-def _resolve_locals(job: Job) -> None:
-    """A node-local rank (`[default3]:`) becomes global through `[default0]:[rank8]:` lines of the same
-    file (offset 8) — under srun's label, of the same srun task —, else only when the job ran on one node
-    (then local and global agree)."""
-    offsets = job.local_offsets
-    for s in job.signals:
-        local = s.hit.rank.local
-        if s.rank is None and local is not None:
-            offset = offsets.get((s.source, s.hit.rank.task), set())
-            if len(offset) == 1:
-                s.rank = local + next(iter(offset))
-            elif job.single_node:
-                s.rank = local
-            if s.rank is not None:
-                job.ranks.add(s.rank)
-        if s.rank is not None and s.node is None:
-            s.node = job.rank_node.get(s.rank)
 
 
 _CULPRIT = re.compile(r"^\s*\[(\d{1,6})\] ")
@@ -473,27 +404,3 @@ def _orphan_xids(
                 xid=ev,
             )
         )
-
-
-#: Slurm's step summary for a task its cgroup OOM-killed (`srun: error: node12: task 3: Out Of Memory`)
-_SRUN_OOM_TASK = re.compile(r"srun: error: [^:\s]+: task (\d{1,6}): Out Of Memory")
-
-
-def _link_slurm_oom_task(job: Job) -> None:
-    """A kernel OOM kill whose pid no launcher line names is the task Slurm reports OOM-killed, when
-    Slurm names one task only, the kernel log one victim only and no victim has a rank yet: the cgroup
-    kill and srun's summary are one event (SchedMD/slurm src/srun/launch.c, `task N: Out Of Memory`)."""
-    tasks = {int(m.group(1)) for s in job.signals if (m := _SRUN_OOM_TASK.search(s.hit.text))}
-    if len(tasks) != 1:
-        return
-    (rank,) = tasks
-    if not any(s.rank == rank and not s.kernel for s in job.signals):
-        return
-    victims = {
-        m.group(1) for s in job.signals if s.kernel and (m := re.search(r"Killed process (\d+)", s.hit.text))
-    }
-    if len(victims) != 1 or any(s.kernel and s.rank is not None for s in job.signals):
-        return
-    for s in job.signals:
-        if s.kernel:
-            s.rank = rank

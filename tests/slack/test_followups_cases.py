@@ -64,6 +64,9 @@ from tests.slack.test_followups_round28c import CASES as ROUND28C
 from tests.slack.test_followups_round29a import CASES as ROUND29A
 from tests.slack.test_followups_round29b import CASES as ROUND29B
 from tests.slack.test_followups_round29c import CASES as ROUND29C
+from tests.slack.test_followups_round30a import CASES as ROUND30A
+from tests.slack.test_followups_round30b import CASES as ROUND30B
+from tests.slack.test_followups_round30c import CASES as ROUND30C
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -119,6 +122,9 @@ FACTS = (
     + ROUND29A
     + ROUND29B
     + ROUND29C
+    + ROUND30A
+    + ROUND30B
+    + ROUND30C
     + LEVERS
 )
 

@@ -159,7 +159,8 @@ def test_a_fact_two_asks_share_is_said_once(answerers: dict[str, Answerer]) -> N
         ("restart as is y/n? what must change first", ["restart as is?", "what must change first"]),
         (
             "exitcode -9 on rank 2. was that slurm or the kernel?",
-            ["exitcode -9 on rank 2: was that slurm or the kernel"],
+            # torchrun's `exitcode` is spelled as people type it (knowledge/intent_typos.py)
+            ["exit code -9 on rank 2: was that slurm or the kernel"],
         ),
         # `+` joins two asks, a noun phrase included
         ("timeout value + which step did it hang at", ["timeout value", "which step did it hang at"]),

@@ -19,3 +19,10 @@ OWNER_EITHER = (
     "cluster. {why} File it with the model team first unless the node's own logs (dmesg, the scheduler) "
     "show a fault of the machine."
 )
+
+#: "check dmesg before putting it back?": yes, and what this job's evidence already shows of the kernel
+DMESG_BEFORE_RETURN = (
+    "Yes: before returning {node} read its kernel log, `dmesg -T | grep -iE 'error|xid|i/o|oom'`; {kernel}"
+)
+DMESG_NONE = "no kernel-log (dmesg) line is in this job's evidence, so the node's own log is the only check."
+DMESG_SOME = "this job's evidence already holds {n} kernel-log line(s), shown below."

@@ -1,0 +1,40 @@
+"""What the whole message asks besides its first answer, added after it, each step in its turn.
+
+A message is answered ask by ask (`knowledge.answers`), but some facts are asked by the message as a
+whole ("and how big was it?", "why rank 2 and not 0?", "impact: step lost, nodes involved", "the
+timeout was 10 s?"): each step below adds what its kind of ask needs and the answer does not say yet,
+in this order, so a later step sees what the earlier ones added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from knowledge import (
+    answer_change,
+    answer_contest,
+    answer_figures,
+    answer_judge,
+    answer_oom_limit,
+    answer_parts,
+    answer_redo,
+    answer_same_save,
+    answer_topics,
+    answer_yesno,
+)
+from knowledge.answer_types import Ctx, Reply
+from knowledge.intents import Match
+
+
+def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) -> Reply:
+    """`got` with what the whole message (`whole`) asks beyond it; `asked` answers one ask."""
+    got = answer_figures.whole_message(ctx, whole, got)  # "and how big was it?", "numbers pls"
+    got = answer_judge.with_facts(ctx, whole.text, got)  # "is the box broken?", "whose fault?"
+    got = answer_parts.complete(ctx, whole.text, got, asked)  # a part left out
+    got = answer_contest.contested(ctx, whole, got)  # "why rank 2 and not 0?", "how sure?"
+    got = answer_topics.complete(whole.text, got, asked)  # "impact: step lost, nodes involved"
+    got = answer_yesno.recheck(ctx, whole.text, got, asked)  # "the timeout was 10 s?"
+    got = answer_change.with_change(ctx, whole, got)  # "…, and what do I flip in ds_config?"
+    got = answer_redo.stated_step(ctx, whole.text, got)  # "at step 40 of 100, redo it all?"
+    got = answer_oom_limit.with_limit(ctx, whole.text, got)  # "and what limit was it up against?"
+    return answer_same_save.with_save(ctx, whole.text, got)  # "die at the same save again?"

@@ -14,6 +14,7 @@ from knowledge import (
     answer_change,
     answer_contest,
     answer_figures,
+    answer_frames_asked,
     answer_judge,
     answer_oom_limit,
     answer_parts,
@@ -37,4 +38,5 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_change.with_change(ctx, whole, got)  # "…, and what do I flip in ds_config?"
     got = answer_redo.stated_step(ctx, whole.text, got)  # "at step 40 of 100, redo it all?"
     got = answer_oom_limit.with_limit(ctx, whole.text, got)  # "and what limit was it up against?"
-    return answer_same_save.with_save(ctx, whole.text, got)  # "die at the same save again?"
+    got = answer_same_save.with_save(ctx, whole.text, got)  # "die at the same save again?"
+    return answer_frames_asked.with_frames(ctx, whole.text, got)  # "which line in save_checkpoint?"

@@ -67,6 +67,7 @@ from tests.slack.test_followups_round29c import CASES as ROUND29C
 from tests.slack.test_followups_round30a import CASES as ROUND30A
 from tests.slack.test_followups_round30b import CASES as ROUND30B
 from tests.slack.test_followups_round30c import CASES as ROUND30C
+from tests.slack.test_followups_round31a import CASES as ROUND31A
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -125,6 +126,7 @@ FACTS = (
     + ROUND30A
     + ROUND30B
     + ROUND30C
+    + ROUND31A
     + LEVERS
 )
 

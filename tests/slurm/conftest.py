@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from tests.slurm.support import (
+    LOCK_WAIT,
     Cluster,
-    LockBusy,
     Sink,
     can_run_cluster,
     cancel_leftovers,
@@ -32,9 +31,15 @@ SECRET = "slurm-test-secret-7d1e"
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
+    first = True
     for item in items:
         if Path(str(item.fspath)).is_relative_to(here):
             item.add_marker(pytest.mark.slurm)
+            if first and "slurm_cluster" in getattr(item, "fixturenames", ()):
+                # The session fixture's setup (which may wait for another session's Slurm tests) runs
+                # inside the first test that uses it, and counts against that test's timeout.
+                item.add_marker(pytest.mark.timeout(LOCK_WAIT + 300))
+                first = False
 
 
 @pytest.fixture(scope="session")
@@ -42,12 +47,7 @@ def slurm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]
     why = can_run_cluster()
     if why:
         pytest.skip(why)
-    stack = ExitStack()
-    try:
-        stack.enter_context(exclusive_lock())
-    except LockBusy as exc:
-        pytest.skip(str(exc))
-    with stack:
+    with exclusive_lock():
         cluster_up()
         cancel_leftovers()
         workdir = tmp_path_factory.mktemp("slurm-jobs")

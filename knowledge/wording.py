@@ -258,6 +258,8 @@ def alternative_why(phases: list[str], phase: str | None, score: float | None, b
         return f"it happens while {entry_phases(phases)}; this failure came while {phase_words(phase)}"
     if phases and phase is None:
         return f"it fits if the job was {entry_phases(phases)} at the time; the logs don't say"
+    if score is not None and best > 0 and round(score, 1) >= round(best, 1):
+        return f"evidence as strong (score {score:.1f} against {best:.1f}): the logs don't tell the two apart"
     if score is not None and best > 0:
         return f"weaker evidence (score {score:.1f} against {best:.1f})"
     return "found on another rank or source, not on the one that failed first"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from denpex.core.models import LogSource
 from knowledge.engine import Engine
-from knowledge.wording import ranges
+from knowledge.wording import alternative_why, ranges
 from tests.knowledge import scenarios
 
 
@@ -15,6 +15,14 @@ def test_rank_ranges() -> None:
     assert ranges([5]) == "5"
     assert ranges([]) == ""
     assert ranges([9, 1, 2, 3, 3]) == "1-3,9"
+
+
+def test_an_alternative_tied_on_score_is_not_called_weaker() -> None:
+    """Users read "weaker evidence (1.8 against 1.8)" as a contradiction: a tie says the logs can't
+    separate the two; only a lower score is weaker."""
+    tied = alternative_why([], None, 1.8, 1.8)
+    assert "weaker" not in tied and "as strong" in tied and "1.8 against 1.8" in tied
+    assert alternative_why([], None, 0.9, 1.8).startswith("weaker evidence (score 0.9 against 1.8)")
 
 
 def test_missing_kernel_log_names_the_node_and_the_command(tmp_path: Path, engine: Engine) -> None:

@@ -363,24 +363,6 @@ def _several(c: Ctx, named: tuple[int, ...], ini: int) -> str:
 
 # ---------------------------------------------------------------- single facts people check
 
-_MASKED = re.compile(r"\[MASKED:([a-z0-9_]+)\]")
-
-
-def secrets(c: Ctx, m: Match) -> Reply | None:
-    """ "Did we leak creds in the logs?": the lines where the masker replaced a secret, by kind."""
-    seen: dict[tuple[str, int], tuple[str, EvidenceLine]] = {}
-    pools = [tl.lines for tl in c.d.tails] + [c.view.evidence] + list(c.d.nodes.values())
-    for lines in pools:
-        for ln in lines:
-            if (found := _MASKED.search(ln.text)) is not None:
-                seen.setdefault((ln.source, ln.line), (found.group(1), ln))
-    if not seen:
-        return reply("secrets", tf.MASKED_NONE)
-    hits = [seen[k] for k in sorted(seen)]
-    where = ", ".join(f"a {kind.replace('_', ' ')} in {ln.source}:{ln.line}" for kind, ln in hits[:3])
-    return reply("secrets", tf.MASKED_FOUND.format(where=where), [ln for _, ln in hits[:2]])
-
-
 #: categories whose failure is an allocation the process was refused (CUDA or host), not a signal
 _ALLOCATION = frozenset({"gpu_oom", "gpu_oom_checkpoint_gather", "cpu_oom_checkpoint", "host_oom"})
 _KILLER = re.compile(r"\b(?:oom[- ]?killer|sigkill|kill -9|killed by the kernel|kernel (?:oom|kill))\b")
@@ -417,7 +399,6 @@ __all__ = [
     "guessed",
     "killer_check",
     "named_collateral",
-    "secrets",
     "timeout_fact",
     "timeout_help",
     "timeout_was",

@@ -11,16 +11,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from knowledge import (
+    answer_agent,
     answer_change,
     answer_contest,
     answer_figures,
     answer_frames_asked,
+    answer_gpu_ids,
     answer_judge,
+    answer_loglines,
     answer_oom_limit,
     answer_parts,
     answer_redo,
     answer_same_save,
+    answer_terse,
     answer_topics,
+    answer_values,
     answer_yesno,
 )
 from knowledge.answer_types import Ctx, Reply
@@ -29,6 +34,7 @@ from knowledge.intents import Match
 
 def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) -> Reply:
     """`got` with what the whole message (`whole`) asks beyond it; `asked` answers one ask."""
+    got = answer_terse.expand(whole.text, got, asked)  # "nccl?", "sig?", "which rnak hung"
     got = answer_figures.whole_message(ctx, whole, got)  # "and how big was it?", "numbers pls"
     got = answer_judge.with_facts(ctx, whole.text, got)  # "is the box broken?", "whose fault?"
     got = answer_parts.complete(ctx, whole.text, got, asked)  # a part left out
@@ -39,4 +45,8 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_redo.stated_step(ctx, whole.text, got)  # "at step 40 of 100, redo it all?"
     got = answer_oom_limit.with_limit(ctx, whole.text, got)  # "and what limit was it up against?"
     got = answer_same_save.with_save(ctx, whole.text, got)  # "die at the same save again?"
-    return answer_frames_asked.with_frames(ctx, whole.text, got)  # "which line in save_checkpoint?"
+    got = answer_gpu_ids.with_ids(ctx, whole.text, got)  # "local gpu index?", "same pid?"
+    got = answer_agent.with_agent(ctx, whole.text, got)  # "torchrun agent pid?", "static or c10d?"
+    got = answer_frames_asked.with_frames(ctx, whole.text, got)  # "which line in save_checkpoint?"
+    got = answer_values.with_values(ctx, whole.text, got)  # "what is SeqNum 48213?"
+    return answer_loglines.with_lines(ctx, whole.text, got)  # "quote the launcher line", "which port each?"

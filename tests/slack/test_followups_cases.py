@@ -68,6 +68,10 @@ from tests.slack.test_followups_round30a import CASES as ROUND30A
 from tests.slack.test_followups_round30b import CASES as ROUND30B
 from tests.slack.test_followups_round30c import CASES as ROUND30C
 from tests.slack.test_followups_round31a import CASES as ROUND31A
+from tests.slack.test_followups_round32a import CASES as ROUND32A
+from tests.slack.test_followups_round32b import CASES as ROUND32B
+from tests.slack.test_followups_round32c import CASES as ROUND32C
+from tests.slack.test_followups_round32d import CASES as ROUND32D
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -127,6 +131,10 @@ FACTS = (
     + ROUND30B
     + ROUND30C
     + ROUND31A
+    + ROUND32A
+    + ROUND32B
+    + ROUND32C
+    + ROUND32D
     + LEVERS
 )
 

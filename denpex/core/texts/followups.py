@@ -233,14 +233,6 @@ NO_KERNEL_FAULT = (
     "No kernel-log (dmesg) line in this job's evidence names a GPU fault; to rule it out, check "
     "`dmesg -T | grep -i xid` on rank {rank}'s node."
 )
-MASKED_NONE = (
-    "No secret-looking value was in the lines Denpex read; it masks tokens, keys and passwords before "
-    "anything is stored or posted, so check the raw logs if you suspect one."
-)
-MASKED_FOUND = (
-    "Yes: {where}. Denpex masked it before storing or posting anything, but the raw log still holds "
-    "it: rotate that credential and scrub or restrict the log file."
-)
 NOT_THE_KILLER = (
     "Not the kernel OOM killer, by this job's evidence: no OOM-killer line or SIGKILL is in it — rank "
     "{rank}'s own allocation was refused and it raised. Check `dmesg -T | grep -i oom` (the kernel log) "

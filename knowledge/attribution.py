@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from knowledge import fallback, mismatch_ranks, named_rank, roundstep, shadowing, stall, wording
+from knowledge import fallback, libcalls, mismatch_ranks, named_rank, roundstep, shadowing, stall, wording
 from knowledge.candidates import (
     Cand,
     candidates,
@@ -53,6 +53,8 @@ def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     if (found := shadowing.shadowed(job, v)) is not None:
         shadowing.as_code_error(job, v, wording.shadowed(*found))
         v.notes.append(wording.shadowed_note(*found))
+    if sigs := libcalls.unframed_signature_errors(job, v):
+        libcalls.as_api_drift(job, v, sigs)  # a signature error with no frame saying who called
     return v
 
 

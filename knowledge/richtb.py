@@ -62,7 +62,9 @@ def rewrite(lines: list[str]) -> list[str]:
             inside = False
         elif inside:
             prefix, body = _body(line)
-            joined = held + (" " if held.endswith(" in") else "") + body
+            # rich folds `path:line in name` where it must: after `in`, or before it (`…/graph.py:825` /
+            # `in _engine_run_backward`), or inside the path (`…/accelerator.py:22` / `46 in backward`)
+            joined = held + (" " if held.endswith(" in") or body.startswith("in ") else "") + body
             if held and body and _FRAME.match(joined):
                 body = joined
             held = ""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from knowledge.phases import PhaseFact
+from knowledge.savestep import progress
 
 #: a tqdm bar: `  5%|▍         | 200/4443 [11:11:27<255:23:04, 216.68s/it]`
 _BAR = re.compile(r"\b\d{1,3}%\|[^|\n]{0,120}\| *(\d+)/(\d+) \[")
@@ -87,9 +88,13 @@ def epoch_end_save(source: int, numbered: list[tuple[int, str]], line: int) -> P
 
 
 def step_of(text: str) -> int | None:
-    """The step the last bar on a line shows."""
+    """The step the last progress display on a line shows (a tqdm bar, Transformers' notebook bar, a
+    counter with a rate: `knowledge/savestep.py`)."""
     bars = list(_BAR.finditer(text))
-    return int(bars[-1].group(1)) if bars else None
+    if bars:
+        return int(bars[-1].group(1))
+    shown = progress(text)
+    return shown[0] if shown is not None else None
 
 
 #: the step a save line names: HF `checkpoint-500`, DeepSpeed `global_step500`, Megatron `iter_0000500` /

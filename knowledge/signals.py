@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from denpex.core.models import LogSource
-from knowledge import facts, stragglers
+from knowledge import facts, savestep, stragglers
 from knowledge import srun_tasks as srun
 from knowledge.lines import BLOCK_RANK, Stamp, strip_delivery
 from knowledge.patterns import Pattern, PatternKind
 from knowledge.phases import PhaseFact, PhaseReader
-from knowledge.roundstep import KILL_SIGNATURES, epoch_end_save, resumed_after_save, round_step_save
+from knowledge.roundstep import KILL_SIGNATURES, epoch_end_save, resumed_after_save
 from knowledge.scanner import LineHit, SourceScan
 from knowledge.schema import Entry, Xid
 
@@ -77,6 +77,7 @@ class Job:
     local_offsets: dict[tuple[int, int | None], set[int]] = field(default_factory=dict)
     phases: PhaseReader | None = None  # which lifecycle phase a line was in (knowledge/phases.py)
     _phase_cache: dict[tuple[int, int], PhaseFact | None] = field(default_factory=dict)
+    _saves: tuple[int | None, set[int]] | None = None
 
     def phase_of(self, s: Signal) -> PhaseFact | None:
         """The lifecycle phase the signal's line was in, or None when nothing says."""
@@ -87,6 +88,8 @@ class Job:
             if s.pattern.sig_id in KILL_SIGNATURES and (fact is None or fact.phase == "train"):
                 saved = self._round_step(s)
                 fact = saved if saved is not None and (fact is None or fact.marker != "frame-train") else fact
+            if s.pattern.sig_id in savestep.GPU_OOM_SIGNATURES and not s.kernel and savestep.open_to(fact):
+                fact = self._gpu_save_step(s) or fact
             if not s.kernel and (fact is None or fact.phase in ("train", "eval")):
                 fact = self.epoch_end(s.source, s.hit.line, fact)
             self._phase_cache[key] = fact
@@ -110,16 +113,30 @@ class Job:
         return resumed_after_save(source, self.scans[source].numbered_tail, fact, line) or fact
 
     def _round_step(self, s: Signal) -> PhaseFact | None:
-        """A kill just after a bar frozen on a round step (knowledge/roundstep.py); a kernel line has no
-        bar of its own, so it takes one that ends a log of the job."""
+        """A kill just after the progress froze on a save step (knowledge/savestep.py); a kernel line has
+        no progress of its own, so it takes the one that ends a log of the job."""
+        every, named = self.saves()
         if not s.kernel:
-            return round_step_save(s.source, self.scans[s.source].numbered_tail, s.hit.line)
+            return savestep.save_step(s.source, self.scans[s.source].numbered_tail, s.hit.line, every, named)
         for i, scan in enumerate(self.scans):
             if scan.source.kind != "kernel" and scan.numbered_tail:
-                found = round_step_save(i, scan.numbered_tail, scan.numbered_tail[-1][0])
+                found = savestep.save_step(i, scan.numbered_tail, scan.numbered_tail[-1][0], every, named)
                 if found is not None:
                     return found
         return None
+
+    def _gpu_save_step(self, s: Signal) -> PhaseFact | None:
+        """A GPU OOM whose traceback shows no compute, just after the progress froze on a save step."""
+        every, named = self.saves()
+        return savestep.gpu_save_step(s.source, self.scans[s.source].numbered_tail, s.hit.line, every, named)
+
+    def saves(self) -> tuple[int | None, set[int]]:
+        """The save interval the job printed and the steps its checkpoint folders name (computed once)."""
+        if self._saves is None:
+            texts = [h.text for sc in self.scans if sc.source.kind != "kernel" for h in sc.hits]
+            texts += [t for sc in self.scans if sc.source.kind != "kernel" for _, t in sc.numbered_tail]
+            self._saves = savestep.job_saves(texts)
+        return self._saves
 
     def actor(self, s: Signal) -> ActorKey:
         if s.rank is not None:

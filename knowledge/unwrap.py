@@ -34,7 +34,9 @@ MIN_CUT = 0.3
 _RECORD = re.compile(
     r"^(?:\s*$|\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|\[\s*\d+\.\d+\]|Traceback|\s*File \""
     r"|[\w.]+(?:Error|Exception|Warning|Interrupt)\b"
-    r"|\[(?:rank|default)\d|\d{1,5}: |\[?[A-Z]{4,8}\]?[ :]|[IWEF]\d{4} |\[[IWEF][ 0-9]|[{\[<#=*])"
+    r"|\[(?:rank|default)\d|\d{1,5}: |\[?[A-Z]{4,8}\]?[ :]|[IWEF]\d{4} |\[[IWEF][ 0-9]|[{<#=*]"
+    r"|\[(?![\x22\x27/])"  # a bracket that opens no quoted list or path: `[rank1]`, `[INFO]`, `[10]`
+    r"|\s*[~^]+\s*$)"  # Python 3.11's marks under a frame's line, always a line of their own
 )
 
 
@@ -58,6 +60,7 @@ _DELIVERY = re.compile(
     r"|\((?:[A-Za-z_][A-Za-z0-9_.:-]{0,40},? )?(?:rank=[0-9]{1,6}, )?(?:pid|ip)=[^)\n]{1,60}\) "
     r"|> ?| {1,8}|\t)*"
 )
+_ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _RESET = re.compile(r"(?:\x1b\[[0-9;?]*[A-Za-z])+$")
 
 
@@ -76,23 +79,53 @@ _ENDED = re.compile(r"[}.*!?]\s*$")
 _WORD = re.compile(r"^\s*[A-Z][a-z]+\s*$")
 #: a whole traceback frame header (`File "x.py", line 3, in f`): the next line is the frame's source
 #: line (pasted with its indentation lost), never a continuation of the header
-_FRAME_HEADER = re.compile(r'^\s*File "[^"]*", line \d+, in [\w<>.]+\s*$')
+_FRAME_HEADER = re.compile(r'(?:^|\s)File "[^"]*", line \d+, in [\w<>.]+\s*$')  # after any label
+#: a stamp the wrap cut between its date and its time (`…131.10s/it][2023-06-07` / `23:41:42,582] …`)
+_SPLIT_STAMP = re.compile(r"\d{4}-\d\d-\d\d\n\d\d:\d\d:\d\d")
 #: the mark a log UI or an alert leaves where it cut a line short (`…`, `...`): never a wrap
 _TRUNCATED = re.compile(r"(?:…|\.\.\.)\s*$")
 #: this many lines of exactly the widest length: a hard (character) wrap, which cuts anywhere
 HARD_LINES = 3
 
 
-def _cut(prev: str, nxt: str, w: int, hard: bool) -> bool:
+def _cut(prev: str, nxt: str, w: int, hard: bool, indent: int = 0) -> bool:
     """Whether the wrap cut `prev` (its writer did not end it there): a terminal cuts at exactly w; a
-    word wrap breaks where the next word would not have fitted (textwrap's and rich's rule)."""
+    word wrap breaks where the next word would not have fitted (textwrap's and rich's rule), counting
+    the `indent` the body lost (a frame's two spaces take room on the wrapped line too)."""
     if _TRUNCATED.search(prev):  # a log UI's or an alert's cut: the rest is gone, not on the next line
         return False
-    if hard and len(prev) == w:
+    if hard and indent + len(prev) == w:
         return True
     first = nxt.lstrip().split(" ", 1)[0]
-    too_long = len(prev.rstrip()) + 1 + len(first) > w
-    return too_long and len(prev) >= MIN_CUT * w and not _ENDED.search(prev)
+    too_long = indent + len(prev.rstrip()) + 1 + len(first) > w
+    # a long word (a path, a mangled symbol) goes to a line of its own however short the line before
+    # it was left: `ImportError:` / `/usr/…/flash_attn_2_cuda….so:` / `undefined symbol:` / `_ZN2at…`
+    long_word = len(first) >= MIN_CUT * w
+    return too_long and (len(prev) >= MIN_CUT * w or long_word) and not _ENDED.search(prev)
+
+
+def _cuts(bodies: list[str], w: int, indents: list[int]) -> tuple[int, int]:
+    """How many lines the wrap cut at exactly `w`, and how many short of it (or past it: a long word
+    no terminal would have left whole). A terminal cuts every line at w; a word wrap (an issue box,
+    textwrap, rich) where the next word did not fit, so most of its lines end short of w."""
+    exact = short = 0
+    for prev, nxt, indent in zip(bodies, bodies[1:], indents, strict=False):
+        if nxt.strip() and not _RECORD.match(nxt) and _cut(prev, nxt, w, False, indent):
+            exact += indent + len(prev) == w
+            short += indent + len(prev) != w
+    return exact, short
+
+
+def _indents(lines: list[str]) -> list[int]:
+    """How much of each line its delivery prefix and indentation took beyond what every line has (a
+    code block's indent, a prefix on every line): taken off its body, yet part of the width a word
+    wrap filled (`(RayTrainWorker pid=…) File` / `"/home/…/process.py", line 121, in start`)."""
+    pads = []
+    for line in lines:
+        prefix = _DELIVERY.match(line)
+        pads.append(len(_ESCAPES.sub("", prefix.group(0))) if prefix is not None else 0)
+    common = min((p for p, line in zip(pads, lines, strict=True) if line.strip()), default=0)
+    return [p - common for p in pads]
 
 
 def width(lines: list[str]) -> int | None:
@@ -100,49 +133,91 @@ def width(lines: list[str]) -> int | None:
     return _width([_body(line) for line in lines])
 
 
-def _width(bodies: list[str]) -> int | None:
-    lens = [len(body) for body in bodies if body.strip()]
-    if len(lens) < 3:
+def _width(bodies: list[str], indents: list[int] | None = None) -> int | None:
+    """The widest line with a space in it: a word wrap can break only there, so a longer line holding
+    one word (a path, a mangled symbol) overflows the width and tells nothing of it."""
+    pads = indents or [0] * len(bodies)
+    lens = [len(body) + pad for body, pad in zip(bodies, pads, strict=True) if body.strip()]
+    spaced = [len(body) + pad for body, pad in zip(bodies, pads, strict=True) if " " in body.strip()]
+    if len(lens) < 3 or not spaced:
         return None
-    widest = max(lens)
+    widest = max(spaced)
     if not MIN_WIDTH <= widest <= MAX_WIDTH:
         return None
-    near = sum(1 for n in lens if n >= 0.8 * widest)
-    return widest if near >= max(MIN_NEAR, NEAR_SHARE * len(lens)) else None
+    near = sum(1 for n in lens if 0.8 * widest <= n <= widest)
+    if near >= max(MIN_NEAR, NEAR_SHARE * len(lens)):
+        return widest
+    return widest if _frame_broken(bodies) else None
+
+
+#: a traceback frame header broken by a word wrap, which Python never prints: `File` ending a line
+#: before its quoted path, the path's `line N, in f` alone on the next line, or `in f` alone after
+#: `…, line N,` (`[default0]:[rank0]: File` / `"/root/…/cpu_offload.py",` / `line 700, in get_cpu_…`)
+_FILE_ENDS = re.compile(r"(?:^|\s)File$")
+_FRAME_TAIL = re.compile(r'^(?:"[^"]*", )?line \d+, in [\w<>.]+$')
+_LINE_ENDS = re.compile(r", line \d+,$")
+_IN_ALONE = re.compile(r"^in [\w<>.]+$")
+
+
+def _frame_broken(bodies: list[str]) -> bool:
+    """Whether a frame header of these lines was broken over two (a word wrap's sure sign in a paste
+    too short, or with too few full lines, to be told by its widths)."""
+    last = ""
+    for body in bodies:
+        line = body.strip()
+        if _FRAME_TAIL.match(line) or (_LINE_ENDS.search(last) and _IN_ALONE.match(line)):
+            return True
+        if _FILE_ENDS.search(last) and line.startswith('"'):
+            return True
+        last = line
+    return False
 
 
 def rejoin_text(text: str) -> str | None:
     """`text` with its wrapped lines joined; None when it does not look wrapped."""
     lines = text.split("\n")
     bodies = [_body(line) for line in lines]
-    w = _width(bodies)
+    indents = _indents(lines)
+    w = _width(bodies, indents)
     if w is None:
         return None
-    hard = sum(1 for b in bodies if len(b) == w) >= HARD_LINES  # a terminal's cut at exactly w
+    # a terminal's cut at exactly w, which leaves no line longer (a word wrap leaves a long word whole);
+    # in a word wrap a line that happens to be exactly w wide was cut between words too (its space back)
+    exact, short = _cuts(bodies, w, indents)
+    widest = max(len(body) + indent for body, indent in zip(bodies, indents, strict=True))
+    hard = exact >= HARD_LINES and exact > short and widest <= w
+    word = not hard and 0 < short >= exact
     out: list[str] = []
+    heads: list[int] = []  # the indent of the first physical line of each line in `out`
     last = ""  # the body of the physical line before this one
-    for line, body in zip(lines, bodies, strict=True):
+    for line, body, indent, before in zip(lines, bodies, indents, [0, *indents], strict=False):
         continues = (
             body.strip()
-            and not _RECORD.match(body)
+            and (not _RECORD.match(body) or _SPLIT_STAMP.search(last + "\n" + body[:8]))
             and not _WORD.match(body)
-            and not _FRAME_HEADER.match(last)
+            and not _FRAME_HEADER.search(last)
         )
-        if out and continues and _cut(last, body, w, hard) and len(set(_GLUED.findall(out[-1]))) < 2:
-            prev = _RESET.sub("", out[-1])
-            delivered = _DELIVERY.match(line)
-            if delivered is not None and delivered.group(0) and not delivered.group(0).strip():  # own blanks
-                out[-1] = prev + _RESET.sub("", line)
-            else:
-                glue = "" if prev.endswith(" ") or len(_body(prev)) % w == 0 else " "
-                out[-1] = prev + glue + body
+        if out and continues and _cut(last, body, w, hard, before) and len(set(_GLUED.findall(out[-1]))) < 2:
+            out[-1] = _join(out[-1], line, body, (len(_body(out[-1])) + heads[-1]) % w == 0 and not word)
         else:
             out.append(line)
+            heads.append(indent)
         last = body
     if len(lines) - len(out) < MIN_JOINS and not hard:  # one long line and a short one: not a wrap
         return None
     joined = "\n".join(out)
     return joined if joined != text else None
+
+
+def _join(prev: str, line: str, body: str, cut_inside: bool) -> str:
+    """`line` (whose body is `body`) joined to the line it continues: with its own blanks when the
+    delivery prefix is only blanks (a terminal's cut), else with the space the wrap took (none when a
+    terminal cut inside a word)."""
+    prev = _RESET.sub("", prev)
+    delivered = _DELIVERY.match(line)
+    if delivered is not None and delivered.group(0) and not delivered.group(0).strip():  # own blanks
+        return prev + _RESET.sub("", line)
+    return prev + ("" if prev.endswith(" ") or cut_inside else " ") + body
 
 
 def small(source: LogSource) -> bool:

@@ -45,6 +45,10 @@ requests; two more dropped, their cause only the reporter's guess or the issue's
 9 now; the rank misses decidable from the text fixed (HCCL's heartbeat names the lost device,
 torch_npu's RankID, torchrun's Root Cause where the root rank left no line, a store wait's lone rank):
 category 0.888 (521/587), rank 0.911 -> 0.962 (76/79; floor 0.90 -> 0.95, the issue's target).
+December 7 (ninth session, no new cases): classes from the frameworks' sources (a release bug between
+two installed libraries, the save step read from progress bars and save intervals, pasted logs
+re-wrapped and localised): category 0.886 -> 0.897 (533/594; floor 0.88 -> 0.89), checkpoint classes
+55/72 -> 57/72 (floor 0.76 -> 0.79).
 """
 
 from __future__ import annotations
@@ -55,10 +59,10 @@ from knowledge.engine import Engine
 from tests.tools.score_fast import score
 
 ROOT = Path(__file__).resolve().parents[2]
-MIN_CATEGORY_ACCURACY = 0.88
+MIN_CATEGORY_ACCURACY = 0.89
 MIN_RANK_ACCURACY = 0.95
 CHECKPOINT_CLASSES = ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint")
-MIN_CHECKPOINT_ACCURACY = 0.76
+MIN_CHECKPOINT_ACCURACY = 0.79
 
 
 def test_corpus_accuracy_floor(engine: Engine) -> None:

@@ -777,6 +777,17 @@ TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_use_
         "env-library-api-drift",
     ),
     (
+        "zero-offload-placement",
+        """[rank2]: Traceback (most recent call last):
+[rank2]:   File "/opt/conda/lib/python3.11/site-packages/deepspeed/runtime/zero/stage3.py", line 2047, in step
+[rank2]:     self.unscale_and_clip_grads(sub_group_id, scaled_global_grad_norm)
+[rank2]:   File "/opt/conda/lib/python3.11/site-packages/deepspeed/runtime/zero/stage3.py", line 2117, in unscale_and_clip_grads
+[rank2]:     self.fp32_partitioned_groups_flat[sub_group_id].grad.mul_(1. / combined_scale)
+[rank2]: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:2 and cpu!
+""",
+        "env-engine-offload-placement",
+    ),
+    (
         "zero3-save",
         """Saving model checkpoint to /ckpt/checkpoint-500
 Traceback (most recent call last):

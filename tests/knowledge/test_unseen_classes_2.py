@@ -135,12 +135,16 @@ def test_a_notebook_traceback_cut_before_its_message_still_names_the_oom(
     diagnose_dir: Run, tmp_path: Path
 ) -> None:
     log = (
-        " [ 501/1500 06:35 < 13:11, 1.26 it/s, Epoch 1/3]\n"
         "OutOfMemoryError                          Traceback (most recent call last)\n"
         "Cell In[9], line 22\n"
         "---> 22 trainer.train()\n"
     )
     assert diagnose_dir(_log(tmp_path, log)).category == "gpu_oom"
+    # the notebook bar shows global_step + 1: frozen on step 500 done, the Trainer's save step
+    # (knowledge/savestep.py; corpus r-001 is this log, labelled the save's gather OOM)
+    bar = " [ 501/1500 06:35 < 13:11, 1.26 it/s, Epoch 1/3]\n"
+    (tmp_path / "bar").mkdir()
+    assert diagnose_dir(_log(tmp_path / "bar", bar + log)).category == "gpu_oom_checkpoint_gather"
 
 
 def test_notebook_frames_give_the_phase(diagnose_dir: Run, tmp_path: Path) -> None:

@@ -55,3 +55,44 @@ def test_big_sources_are_never_read_whole(tmp_path: Path) -> None:
     log.write_bytes(WRAPPED.encode() * 20000)  # over a megabyte
     src = LogSource(name="big.log", path=log)
     assert rejoin(src) is src
+
+
+# a torchrun `--tee` paste word-wrapped at 80 columns: a path longer than the width stands on a line
+# of its own, so the frame header is broken after `File` and before `line N, in f`
+WORD_WRAPPED = (
+    "[default0]:[rank0]: Traceback (most recent call last):\n"
+    "[default0]:[rank0]:   File\n"
+    '"/root/miniconda3/envs/mg/lib/python3.10/site-packages/transformer_engine/pytorch/cpu_offload.py",\n'
+    "line 700, in get_cpu_offload_context\n"
+    "[default0]:[rank0]:     import transformer_engine_torch as tex\n"
+    "[default0]:[rank0]: ImportError:\n"
+    "/root/miniconda3/envs/mg/lib/python3.10/site-packages/transformer_engine_torch.cpython-310-x86_64-linux-gnu.so:\n"
+    "undefined symbol:\n"
+    "_ZN2at4_ops19empty_memory_format4callEN3c108ArrayRefINS2_6SymIntEEENS2_8optionalINS2_10ScalarTypeEEE\n"
+)
+
+
+def test_a_frame_broken_around_a_long_path_is_joined() -> None:
+    joined = rejoin_text(WORD_WRAPPED)
+    assert joined is not None
+    lines = joined.split("\n")
+    assert lines[1] == (
+        '[default0]:[rank0]:   File "/root/miniconda3/envs/mg/lib/python3.10/site-packages/'
+        'transformer_engine/pytorch/cpu_offload.py", line 700, in get_cpu_offload_context'
+    )
+    assert lines[2] == "[default0]:[rank0]:     import transformer_engine_torch as tex"
+    assert lines[3].startswith("[default0]:[rank0]: ImportError: /root/")
+    assert ".so: undefined symbol: _ZN2at4_ops19empty_memory_format" in lines[3]
+
+
+def test_a_word_wraps_line_of_exactly_the_width_keeps_its_space() -> None:
+    text = (
+        "[rank2]:[E105 21:06:21.601716799 ProcessGroupNCCL.cpp:607] [Rank 2] Watchdog\n"
+        "caught collective operation timeout: WorkNCCL(SeqNum=356, OpType=ALLREDUCE,\n"
+        "NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800022 milliseconds\n"
+        "before timing out.\n"
+    )
+    joined = rejoin_text(text)
+    assert joined is not None
+    assert "[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=356," in joined
+    assert "OpType=ALLREDUCE, NumelIn=1," in joined

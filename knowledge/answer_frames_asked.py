@@ -25,9 +25,13 @@ from knowledge.lines import parse_rank
 _ASKS = re.compile(
     r"\bline \d+|\b\w+\.py\b|\bframes?\b|\btraceback\b|\btrace\b|\b(?:which|what) lines?\b"
     r"|\bwhere in (?:the |my |our )?(?:code|launcher|script)\b|pair\.cc|\bgloo\b"
-    r"|connection (?:closed|reset)|\bbranch\b|\w\(\)",
+    r"|connection (?:closed|reset)|\bbranch\b|\w\(\)"
+    r"|\bwhat (?:were|was) (?:they|ranks? [\d,/&\s-]+|the others|the rest) (?:actually |really )?doing\b"
+    r"|\bwhere (?:were|was) (?:they|ranks? [\d,/&\s-]+) in (?:the |my |our )?(?:code|script)\b",
     re.IGNORECASE,
 )
+#: a quoted span of an earlier answer ("you said 1 and 3 'waited on rank 2'"): its ranks are not asked
+_QUOTED = re.compile(r"(?<!\w)'[^']{3,80}'(?!\w)|\"[^\"]{3,80}\"|‘[^’]{3,80}’|“[^”]{3,80}”")
 _RANKS = re.compile(r"\branks?\s*(\d+(?:\s*(?:,|/|-|–|and|&)\s*\d+)*)|^\s*(\d+(?:\s*(?:,|/|and|&)\s*\d+)+)\b")
 _NUMBER = re.compile(r"\bline (\d+)|\.py:(\d+)")
 _FILE = re.compile(r"\b(\w+\.py)\b")
@@ -39,10 +43,18 @@ _OTHERS = re.compile(r"\b(?:the )?others\b|\bthe rest\b|\bother ranks\b|\beveryo
 _TAIL = re.compile(r"\.?\s+This is typically.*$")
 
 
+#: "you said 1 and 3 waited on rank 2": the bare ranks the earlier answer is quoted about are the asked ones
+_SAID_BARE = re.compile(
+    r"\b(?:said|say|says|claim(?:ed)?)\s+(?:that\s+)?(\d+(?:\s*(?:,|/|and|&)\s*\d+)+)\b(?!\s*(?:%|s\b|gib|gb|min))"
+)
+
+
 def _named(text: str, known: set[int]) -> list[int]:
     out: set[int] = set()
-    for m in _RANKS.finditer(text):
-        for part in re.split(r"\s*(?:,|/|and|&)\s*", m.group(1) or m.group(2)):
+    bare = _SAID_BARE.search(text)
+    found = [bare] if bare is not None else _RANKS.finditer(_QUOTED.sub(" ", text))
+    for m in found:
+        for part in re.split(r"\s*(?:,|/|and|&)\s*", m.group(1) or m.group(2) or ""):
             lo, _, hi = part.replace("–", "-").partition("-")
             if lo.strip().isdigit():
                 top = int(hi) if hi.strip().isdigit() else int(lo)
@@ -63,8 +75,8 @@ def _walk(text: str, frames: list[Frame], lines: list[EvidenceLine]) -> list[Fra
     files = {f.lower() for f in _FILE.findall(text)}
     keep = [users[-1]] if users else []
     keep += [f for f in frames if f.number in numbers]
-    for name in files - {f.path.rsplit("/", 1)[-1].lower() for f in keep}:  # a named file: its deepest frame
-        keep += [f for f in frames if f.path.rsplit("/", 1)[-1].lower() == name][-1:]
+    for name in files:  # a named file: its deepest frame
+        keep += [f for f in frames if f.path.rsplit("/", 1)[-1].lower() == name][-2:]  # and its caller
     keep.append(frames[-1])
     seen: dict[tuple[str, int], Frame] = {(f.path, f.number): f for f in keep}
     return sorted(seen.values(), key=lambda f: frames.index(f))

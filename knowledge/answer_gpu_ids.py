@@ -44,7 +44,9 @@ def with_ids(c: Ctx, text: str, got: Reply) -> Reply:
     rank = _rank(c, text)
     if rank is None:
         return got
-    lines = [ln for ls in rank_lines(c, rank).values() for ln in ls]
+    mine = rank_lines(c, rank)
+    lines = [ln for ls in mine.values() for ln in ls]
+    lines += [ln for ln in c.d.facts.setup if ln.source in mine]  # its launch and NCCL init lines
     if ASKS_INDEX.search(low):
         got = _add(got, *_index(c, rank, lines))
     if ASKS_PID.search(low):

@@ -27,6 +27,9 @@ ASKS_PLACE = re.compile(
     r"|\bcall ?sites?\b[^?]{0,30}?\bline ?(?:numbers?|nos?|#s?)\b"  # "both call sites w/ line numbers"
     r"|\bwhich line (?:of|in) (?:the |my |our )?(?:code|script|[\w/.-]+\.py)\b"
     r"|\b(?:what|which) (?:call|function|collective|op)s? (?:were|was|are|is) (?:they|ranks?|the others|r?\d)"
+    # "which function in my script were the ranks in when they timed out?"
+    r"|\b(?:what|which) (?:call|function|method)s? (?:in|of) (?:the |my |our )?(?:code|script|[\w/.-]+\.py)"
+    r" (?:were|was|are|is) (?:they|the ranks|ranks?|the others|all ranks|r?\d)"
     # "what did ranks 0 and 2 fail with, and inside which collective?"
     r"|\b(?:in|inside|within) (?:which|what) (?:call|function|collective|op)s?\b"
 )
@@ -36,6 +39,7 @@ _OTHERS = re.compile(
     r"\b(?:the )?others?\b|\bthe rest\b|\b(?:each|every|all|both) (?:ranks?|workers|of them)\b|\bvs\.?\b"
     r"|\bwaiting\b|\bsitting\b|\bparked\b|\bstuck\b|\bblocked\b"
     r"|\bcall ?sites\b|\bmismatch\w*\b"  # "both call sites", "the lines that show the mismatch"
+    r"|\b(?:were|was) the ranks\b"  # "which function were the ranks in"
 )
 
 #: a bare ask for the place ("file:line for the ticket", "and file:line?")

@@ -35,7 +35,8 @@ _TIMEOUTS = re.compile(
 _FIGURE = re.compile(r"\b\d+ ?(?:ms|s|sec|secs|seconds|min|mins|minutes)\b|\btime ?out\b|\btimed out\b")
 #: asked whether it is the default or set by the job ("is 10000ms the default?", "from our config?")
 _DEFAULT_Q = re.compile(
-    r"\bdefault\b|\b(?:from|in) (?:our|the|my) (?:config|code|script|launcher|yaml|settings?)\b"
+    r"\bdefault\b|(?<!function )(?<!call )(?<!line )(?<!method )"  # "which function in my script": a place
+    r"\b(?:from|in) (?:our|the|my) (?:config|code|script|launcher|yaml|settings?)\b"
     r"|\bdid (?:we|i|our \w+) set\b|\bwho set\b|\bconfigured\b"
 )
 #: asked whether to raise it ("should i just raise it", "bump it to an hour")

@@ -26,9 +26,17 @@ _WHICH = re.compile(r"\bwhich (?:is it|one)\b|\bwhich\b.{0,20}\bright\b|\bor\b|\
 
 
 def _printed(c: Ctx) -> tuple[str, EvidenceLine] | None:
-    for ln in pool(c):
+    for ln in [*pool(c), *c.d.facts.setup]:  # the setup lines: the launch and process-group init
         if (found := _PRINTED.search(ln.text)) is not None:
             return found.group(1), ln
+    return None
+
+
+def _printing(c: Ctx, size: str) -> EvidenceLine | None:
+    """The first kept line that prints this world size."""
+    for ln in [*pool(c), *c.d.facts.setup]:
+        if (found := _PRINTED.search(ln.text)) is not None and found.group(1) == size:
+            return ln
     return None
 
 
@@ -49,7 +57,12 @@ def world(c: Ctx, m: Match) -> Reply | None:
     nodes = ", ".join(v.nodes) or "its node(s)"
     parts = [tv.WORLD_IS.format(n=n, ranks=rank_list(ranks), nodes=nodes, how=how)]
     for said in claimed:
-        parts.append(tv.WORLD_AGREES.format(n=said) if int(said) == n else tv.WORLD_OTHER.format(m=said))
+        if int(said) == n:
+            parts.append(tv.WORLD_AGREES.format(n=said))
+        elif (other := _printing(c, said)) is not None:  # a kept line does say it: never "no line says"
+            parts.append(tv.WORLD_PRINTED_OTHER.format(m=said, ref=ref(other), text=other.text.strip()[:120]))
+        else:
+            parts.append(tv.WORLD_OTHER.format(m=said))
     what = t.category_words(v.category)
     parts.append(tv.WORLD_READ.format(n=n, rank=ini.rank, what=what))
     shown = [printed[1]] if printed else v.key_line()

@@ -98,6 +98,15 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
         r"|global_world_sizes=\[|deepspeed\.launcher",
         False,
     ),
+    # the job's set-up lines no other fact finds: a model load (a launcher's `Loading model <name>`,
+    # transformers' `initialized from the model checkpoint at <name>`, a config's `_name_or_path`), the
+    # process group's init (ProcessGroupNCCL's `initialized` / `initialization options: size: 8`), the
+    # open kernel module's load line; read by knowledge/setup_lines.py so a follow-up can quote them
+    "setup": (
+        r"\b[Ll]oading (?:pretrained |the )?model\b|initialized from the model checkpoint at "
+        r"|_name_or_path\"?[=:]|ProcessGroupNCCL initiali[sz]|NVRM: loading NVIDIA UNIX Open Kernel Module",
+        False,
+    ),
 }
 
 SINGLE_FACTS = frozenset({"rankmap", "nccl_host"})

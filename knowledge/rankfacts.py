@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from denpex.core.models import EvidenceLine, RankFact, RunFacts
+from knowledge import setup_lines
 from knowledge.lines import RankInfo, Stamp, parse_rank, parse_step, parse_timestamp
 from knowledge.settings import distinct_lines, settings
 from knowledge.signals import Job, Signal
@@ -76,6 +77,7 @@ def build(job: Job, red: Redactor) -> RunFacts:
         ranks=ranks,
         versions=_versions(job, red),
         settings=settings(job, red),
+        setup=setup_lines.kept(job, red),
     )
 
 

@@ -283,6 +283,9 @@ class RunFacts(BaseModel):
     #: the lines where the job printed its training settings (bf16, ZeRO stage, 16-bit gather at save,
     #: offload, batch sizes, workers, …), one per distinct setting and value (knowledge/settings.py)
     settings: list[EvidenceLine] = Field(default_factory=list)
+    #: the job's set-up lines (model load, process-group init, NCCL init, launch line, driver version),
+    #: the first of each kind per source, capped (knowledge/setup_lines.py); empty in older diagnoses
+    setup: list[EvidenceLine] = Field(default_factory=list)
 
 
 class Diagnosis(BaseModel):

@@ -72,6 +72,12 @@ from tests.slack.test_followups_round32a import CASES as ROUND32A
 from tests.slack.test_followups_round32b import CASES as ROUND32B
 from tests.slack.test_followups_round32c import CASES as ROUND32C
 from tests.slack.test_followups_round32d import CASES as ROUND32D
+from tests.slack.test_followups_round33a import CASES as ROUND33A
+from tests.slack.test_followups_round33b import CASES as ROUND33B
+from tests.slack.test_followups_round33c import CASES as ROUND33C
+from tests.slack.test_followups_round33d import CASES as ROUND33D
+from tests.slack.test_followups_round33e import CASES as ROUND33E
+from tests.slack.test_followups_round33f import CASES as ROUND33F
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -135,6 +141,12 @@ FACTS = (
     + ROUND32B
     + ROUND32C
     + ROUND32D
+    + ROUND33A
+    + ROUND33B
+    + ROUND33C
+    + ROUND33D
+    + ROUND33E
+    + ROUND33F
     + LEVERS
 )
 

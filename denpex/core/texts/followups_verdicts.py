@@ -310,6 +310,10 @@ WORLD_IS = "{n} ranks: this job's logs show ranks {ranks} on {nodes} ({how})."
 WORLD_HOW_LINE = "{ref} prints it: `{text}`"
 WORLD_HOW_RANKS = "one log per rank; no kept line prints a world size"
 WORLD_AGREES = "`world_size={n}` agrees with that."
+WORLD_PRINTED_OTHER = (
+    "{m} is printed too ({ref}: `{text}`), but not by these ranks' own count: that line counts something"
+    " else (another process group, or the GPUs on the nodes) or comes from another run's config."
+)
 WORLD_OTHER = (
     "{m} ranks is not what these logs show: no kept line of this job says {m}, so a line saying {m} comes "
     "from another run, or counts something else (another process group, the GPUs on the nodes); check "

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
+from tests.knowledge.unseen import check_case
 
 Run = Callable[[Path], Diagnosis]
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU {g} has a total capacity of 79.10 GiB of which 1.22 GiB is free. Including non-PyTorch memory, this process has 77.86 GiB memory in use. Of the allocated memory 71.30 GiB is allocated by PyTorch, and 4.98 GiB is reserved by PyTorch but unallocated."
@@ -1063,12 +1064,4 @@ CASES["composer_after_save_host_oom"] = (
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_checkpoint_class_and_initiating_rank(name: str, diagnose_dir: Run, tmp_path: Path) -> None:
-    files, category, rank = CASES[name]
-    folder = tmp_path / "logs"
-    folder.mkdir()
-    for fname, text in files.items():
-        (folder / fname).write_text(text)
-    d = diagnose_dir(folder)
-    assert d.category == category, name
-    if rank is not None:
-        assert d.initiating.rank == rank, name
+    check_case(name, CASES[name], diagnose_dir, tmp_path)

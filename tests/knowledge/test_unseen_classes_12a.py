@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
+from tests.knowledge.unseen import check_case
 
 Run = Callable[[Path], Diagnosis]
 SP = "/opt/conda/envs/train/lib/python3.11/site-packages"
@@ -379,12 +380,4 @@ CASES["nccl2_invalid_argument_stays_comm"] = (
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_version_or_code_class(name: str, diagnose_dir: Run, tmp_path: Path) -> None:
-    files, category, rank = CASES[name]
-    folder = tmp_path / "logs"
-    folder.mkdir()
-    for fname, text in files.items():
-        (folder / fname).write_text(text)
-    d = diagnose_dir(folder)
-    assert d.category == category, name
-    if rank is not None:
-        assert d.initiating.rank == rank, name
+    check_case(name, CASES[name], diagnose_dir, tmp_path)

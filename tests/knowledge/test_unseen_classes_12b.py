@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
+from tests.knowledge.unseen import check_case
 
 Run = Callable[[Path], Diagnosis]
 SP = "/usr/local/lib/python3.11/dist-packages"
@@ -431,12 +432,4 @@ CASES["ray_oom_names_rollout_task"] = (
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_save_boundary_class_and_rank(name: str, diagnose_dir: Run, tmp_path: Path) -> None:
-    files, category, rank = CASES[name]
-    folder = tmp_path / "logs"
-    folder.mkdir()
-    for fname, text in files.items():
-        (folder / fname).write_text(text)
-    d = diagnose_dir(folder)
-    assert d.category == category, name
-    if rank is not None:
-        assert d.initiating.rank == rank, name
+    check_case(name, CASES[name], diagnose_dir, tmp_path)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
+from tests.knowledge.unseen import check_case
 
 Run = Callable[[Path], Diagnosis]
 SP = "/opt/conda/lib/python3.10/site-packages"
@@ -587,12 +588,4 @@ CASES["wrap80_repl_extension_symbol"] = (
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_pasted_log_keeps_its_class(name: str, diagnose_dir: Run, tmp_path: Path) -> None:
-    files, category, rank = CASES[name]
-    folder = tmp_path / "logs"
-    folder.mkdir()
-    for fname, text in files.items():
-        (folder / fname).write_bytes(text.encode("utf-8"))
-    d = diagnose_dir(folder)
-    assert d.category == category, (name, d.category, d.initiating.rank)
-    if rank is not None:
-        assert d.initiating.rank == rank, (name, d.initiating.rank)
+    check_case(name, CASES[name], diagnose_dir, tmp_path)

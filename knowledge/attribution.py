@@ -13,7 +13,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from knowledge import fallback, libcalls, mismatch_ranks, named_rank, roundstep, shadowing, stall, wording
+from knowledge import (
+    fallback,
+    libcalls,
+    mismatch_ranks,
+    named_rank,
+    roundstep,
+    shadowing,
+    stall,
+    version_split,
+    wording,
+)
 from knowledge.candidates import (
     Cand,
     candidates,
@@ -55,6 +65,7 @@ def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
         v.notes.append(wording.shadowed_note(*found))
     if sigs := libcalls.unframed_signature_errors(job, v):
         libcalls.as_api_drift(job, v, sigs)  # a signature error with no frame saying who called
+    version_split.as_mixed_versions(job, v)  # ranks that name two releases of NCCL or torch
     return v
 
 
@@ -280,6 +291,8 @@ def _when_stalled(job: Job, v: Verdict) -> Verdict:
         return v
     found = stall.stalled(job, rule, v.stamp, job_year(job.scans))
     if found is None:
+        if (still := stall.quiet(job, v.stamp, job_year(job.scans))) is not None:
+            v.after.append(wording.quiet_before(still[0].gap, still[0].last.iso() or "", still[1]))
         return v
     ended = v.entry
     v.alternatives = dedupe([ended, *v.alternatives], target)  # type: ignore[list-item]

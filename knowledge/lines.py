@@ -83,8 +83,10 @@ _LOCAL_RANK_ARG = re.compile(r"--local[_-]rank[= ](\d{1,5})")
 _SPAWN_CHILD = re.compile(r"\bprocess (\d{1,5}) terminated with (?:signal|exit code)\b")
 #: a message that names the rank printing it: the DDP reducer's "did not receive grad for rank 1:",
 #: FSDP's "Failed to clone() tensor with name x on rank 1", c10d's "[PG 0 Rank 3]" further into a line
-#: srun's report of a task: `srun: error: gpu-01: task 1: Segmentation fault` (the task id is the rank)
-_SRUN_TASK = re.compile(r"^\s*srun: error: \S+: tasks? (\d{1,6})(?:-\d+)?: ")
+#: srun's report of a task: `srun: error: gpu-01: task 1: Segmentation fault` (the task id is the rank);
+#: a report over several (`tasks 8-15: Out Of Memory`, `tasks 0-7: Killed`) names no one of them: srun
+#: folds every task that ended alike into one line, the first of a range no earlier than the rest
+_SRUN_TASK = re.compile(r"^\s*srun: error: \S+: tasks? (\d{1,6}): ")
 #: Open MPI's launcher on a process that died (open-mpi/ompi@v4.1.6:orte/tools/orterun/help-orterun.txt,
 #: "%s noticed that process rank %s with PID %s on node %s exited on signal %d (%s)."): the MPI rank
 _MPIRUN_RANK = re.compile(r"\b(?:mpirun|prterun|orterun) noticed that process rank (\d{1,6}) with PID ")

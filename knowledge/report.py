@@ -22,7 +22,7 @@ from denpex.core.models import (
     RunFacts,
     Stats,
 )
-from knowledge import rankfacts, roundstep, wording
+from knowledge import collateral_label, rankfacts, roundstep, wording
 from knowledge.backend import backend_of, title_for
 from knowledge.lines import clip
 from knowledge.scanner import SourceScan
@@ -75,9 +75,18 @@ def evidence(job: Job, v: Verdict, red: Redactor) -> list[EvidenceLine]:
     return out
 
 
+#: a collateral group: the category, what happened in the ranks' own terms (kind, words), and why
+_GroupKey = tuple[str, str, str, str]
+
+
 def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
-    """Every other rank that logged a signal, grouped by the category of its first signal."""
-    groups: dict[tuple[str, str], tuple[list[int], float | None, str | None, bool]] = {}
+    """Every other rank that logged a signal, grouped by the category of its lines and by what happened
+    to it in its own terms (`knowledge/collateral_label.py`: the row's words, where the category can
+    tell another story — a gloo rank's lost peer is no NCCL error, a rank the launcher stopped did not
+    hang)."""
+    groups: dict[_GroupKey, tuple[list[int], float | None, str | None, bool]] = {}
+    backend = backend_of(job)
+    after = not (v.rank is None and v.category == "scheduler_kill")
     for key, sigs in job.by_actor().items():
         if key[0] != "rank" or key == v.actor or int(key[1]) == v.rank:
             continue  # the initiating rank is never its own collateral, whatever source named it
@@ -92,19 +101,29 @@ def collateral(job: Job, v: Verdict) -> list[CollateralGroup]:
             why = wording.waited_on(v.rank)
         scored = score_entries(sigs, job)
         category = scored[0].entry.category if scored else first.entry.category
-        ranks, t, iso, borrowed = groups.get((category, why), ([], None, None, False))
+        own = collateral_label.label(sigs, category, after, backend)
+        gkey = (category, own.kind, own.what, why)
+        ranks, t, iso, borrowed = groups.get(gkey, ([], None, None, False))
         ranks.append(int(key[1]))
         ft = first.abs_time()
         if ft is not None and (t is None or ft < t):
             t, iso = ft, first.stamp.iso() if first.stamp else None
             borrowed = first.stamp is not None and first.stamp.borrowed
-        groups[(category, why)] = (ranks, t, iso, borrowed)
+        groups[gkey] = (ranks, t, iso, borrowed)
     floor = _cause_floor(v)
     out = []
-    for (cat, why), (r, t, iso, b) in groups.items():
+    for (cat, kind, what, why), (r, t, iso, b) in groups.items():
         iso, b = _not_before(t, iso, b, floor, why)
         out.append(
-            CollateralGroup(ranks=sorted(r), category=cat, first_time=iso, first_time_borrowed=b, why=why)
+            CollateralGroup(
+                ranks=sorted(r),
+                category=cat,
+                label=kind,
+                what=what,
+                first_time=iso,
+                first_time_borrowed=b,
+                why=why,
+            )
         )
     out.sort(key=lambda g: (g.ranks[0], g.category))
     return out

@@ -43,7 +43,7 @@ KILL_SIGNATURES = frozenset(
         "kernel-oom-kill", "oom-killer-kernel", "memcg-oom", "memcg-v1-limit", "oom-reaper",
         "slurm-oom-kill-event", "slurm-state-oom", "slurm-oom", "srun-task-oom", "k8s-oomkilled",
         "elastic-sigkill", "deepspeed-launcher-sigkill", "bare-killed", "bare-killed-marked",
-        "ray-memory-pressure",
+        "ray-memory-pressure", "cgroup-oom-kill-count",
     }
 )  # fmt: skip
 

@@ -38,6 +38,11 @@ GPU_OOM_SIGNATURES = frozenset(
 )  # fmt: skip
 #: the same marker as the round-step reading: the report calls both an inference (`knowledge/report.py`)
 MARKER = "round-step-save"
+#: a kill just after the progress stopped on a step the printed save interval rules out: training
+OFF_SAVE_MARKER = "off-save-step"
+#: a GPU OOM whose own traceback runs through a training step's compute (a frame: nothing read from
+#: the progress overrules it)
+COMPUTE_MARKER = "frame-compute"
 #: the smallest save interval worth trusting when the job did not print its own
 ROUND = 100
 #: how many lines above the failure (or its traceback's header) the frozen progress may be
@@ -69,6 +74,8 @@ _LOADING = re.compile(r"[Rr]esum|[Ll]oad|[Rr]estor|[Cc]ontinu|from_pretrained|[R
 #: first epoch the two differ, and the bar says nothing about a save step
 _LATER_EPOCH = re.compile(r"\bEpoch [1-9][0-9]*: +[0-9]{1,3}%\|")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
+#: a traceback frame's own line (`File "…/engine.py", line 3496, in get_layer_state_dict`)
+_FRAME = re.compile(r'\bFile "[^"\n]+", line \d+, in ')
 #: frames of a training step's compute: the OOM is the step's, whatever the progress showed
 _COMPUTE = re.compile(
     r"\bin (?:[A-Za-z_][A-Za-z0-9_]*\.)?(?:forward|_call_impl|_wrapped_call_impl|backward|run_backward"
@@ -121,14 +128,20 @@ def is_save_step(step: int, total: int, every: int | None, named: set[int]) -> b
 
 
 def _traceback_top(numbered: list[tuple[int, str]], at: int) -> int:
-    """The index of the traceback header above the failure at index `at` (the failure's own when none)."""
+    """The index of the traceback header above the failure at index `at`; for a traceback pasted without
+    its header (cut to its last frames), its first frame; the failure's own index when there are none."""
+    top = at
     for j in range(at, max(-1, at - TRACEBACK_SPAN), -1):
         text = numbered[j][1]
         if j < at and progress(text) is not None:
             break
         if _TRACEBACK.search(text):
             return j
-    return at
+        if _FRAME.search(text):
+            top = j
+        elif top - j > 1:
+            break  # past a frame and its code line: the frames above the failure have ended
+    return top
 
 
 def in_compute(numbered: list[tuple[int, str]], at: int) -> bool:
@@ -143,11 +156,9 @@ def in_compute(numbered: list[tuple[int, str]], at: int) -> bool:
     return False
 
 
-def save_step(
-    source: int, numbered: list[tuple[int, str]], line: int, every: int | None, named: set[int]
-) -> PhaseFact | None:
-    """The `checkpoint_save` phase read from the progress frozen on a save step just above `line` (or
-    above its traceback); None otherwise."""
+def _frozen(numbered: list[tuple[int, str]], line: int) -> tuple[int, str, int, int] | None:
+    """(line, text, step, total) of the progress display frozen just above `line` (or above its
+    traceback); None when there is none, or it is Lightning's bar of a later epoch."""
     at = _index(numbered, line)
     if at is None:
         return None
@@ -159,10 +170,44 @@ def save_step(
             continue
         if _LATER_EPOCH.search(text):
             return None
-        if is_save_step(shown[0], shown[1], every, named):
-            return PhaseFact("checkpoint_save", source, number, text, MARKER)
-        return None
+        return number, text, shown[0], shown[1]
     return None
+
+
+def save_step(
+    source: int, numbered: list[tuple[int, str]], line: int, every: int | None, named: set[int]
+) -> PhaseFact | None:
+    """The `checkpoint_save` phase read from the progress frozen on a save step just above `line` (or
+    above its traceback); None otherwise."""
+    frozen = _frozen(numbered, line)
+    if frozen is None or not is_save_step(frozen[2], frozen[3], every, named):
+        return None
+    return PhaseFact("checkpoint_save", source, frozen[0], frozen[1], MARKER)
+
+
+def off_save_step(
+    source: int, numbered: list[tuple[int, str]], line: int, every: int | None, named: set[int]
+) -> PhaseFact | None:
+    """The `train` phase read from the progress frozen just above `line` on a step the job's printed
+    save interval rules out (`save_steps=500`, the bar on 1437/5000: the job was between two training
+    steps, nowhere near a save); None without a printed interval, or on a step a checkpoint folder names."""
+    frozen = _frozen(numbered, line)
+    if every is None or frozen is None:
+        return None
+    _, _, step, total = frozen
+    if not 0 < step < total or step in named or is_save_step(step, total, every, named):
+        return None
+    return PhaseFact("train", source, frozen[0], frozen[1], OFF_SAVE_MARKER)
+
+
+def compute_step(source: int, numbered: list[tuple[int, str]], line: int) -> PhaseFact | None:
+    """The `train` phase of a GPU OOM at `line` that nothing else placed, read from its own traceback
+    running through a step's compute (a forward, its ZeRO-3 parameter fetch, a backward, an optimizer
+    step): a save never runs there, whatever a save setting printed at start-up says."""
+    at = _index(numbered, line)
+    if at is None or numbered[at][0] != line or not in_compute(numbered, at):
+        return None
+    return PhaseFact("train", source, line, numbered[at][1], COMPUTE_MARKER)
 
 
 def open_to(fact: PhaseFact | None) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -22,6 +23,8 @@ from knowledge.scanner import LineHit, SourceScan
 from knowledge.schema import Entry, Xid
 
 ActorKey = tuple[str, str]  # ("rank", "5") | ("node", "gpu-07") | ("source", "combined.log")
+#: a phase read from the progress above a line: (source, numbered lines, line, save interval, named steps)
+ProgressReading = Callable[[int, list[tuple[int, str]], int, int | None, set[int]], PhaseFact | None]
 
 
 @dataclass(slots=True)
@@ -88,8 +91,13 @@ class Job:
             if s.pattern.sig_id in KILL_SIGNATURES and (fact is None or fact.phase == "train"):
                 saved = self._round_step(s)
                 fact = saved if saved is not None and (fact is None or fact.marker != "frame-train") else fact
+                if fact is None:
+                    fact = self._progress_at_kill(s, savestep.off_save_step)
             if s.pattern.sig_id in savestep.GPU_OOM_SIGNATURES and not s.kernel and savestep.open_to(fact):
                 fact = self._gpu_save_step(s) or fact
+                if fact is None:
+                    numbered = self.scans[s.source].numbered_tail
+                    fact = savestep.compute_step(s.source, numbered, s.hit.line)
             if not s.kernel and (fact is None or fact.phase in ("train", "eval")):
                 fact = self.epoch_end(s.source, s.hit.line, fact)
             self._phase_cache[key] = fact
@@ -115,12 +123,17 @@ class Job:
     def _round_step(self, s: Signal) -> PhaseFact | None:
         """A kill just after the progress froze on a save step (knowledge/savestep.py); a kernel line has
         no progress of its own, so it takes the one that ends a log of the job."""
+        return self._progress_at_kill(s, savestep.save_step)
+
+    def _progress_at_kill(self, s: Signal, read: ProgressReading) -> PhaseFact | None:
+        """`read` (the save step, or a step the printed interval rules out) applied to the progress just
+        above a kill; a kernel line takes the progress that ends a log of the job."""
         every, named = self.saves()
         if not s.kernel:
-            return savestep.save_step(s.source, self.scans[s.source].numbered_tail, s.hit.line, every, named)
+            return read(s.source, self.scans[s.source].numbered_tail, s.hit.line, every, named)
         for i, scan in enumerate(self.scans):
             if scan.source.kind != "kernel" and scan.numbered_tail:
-                found = savestep.save_step(i, scan.numbered_tail, scan.numbered_tail[-1][0], every, named)
+                found = read(i, scan.numbered_tail, scan.numbered_tail[-1][0], every, named)
                 if found is not None:
                     return found
         return None
@@ -286,6 +299,11 @@ _JOB_HOST = re.compile(r"\*\*\* (?:JOB|STEP) [0-9][0-9.+_]* ON ([A-Za-z0-9][A-Za
 _WAITED_ON = re.compile(r"retrieving ncclUniqueId from \[(\d{1,6})\]")
 _RANK_PID = re.compile(r"\((?:pid:?|process ID:) (\d+)\)|\bpid[=:] ?(\d+)|by PID (\d+)")
 _KERNEL_PID = re.compile(r"Killed process (\d+)|\bpid=(\d+)")
+#: torchrun's agent on a failed child (`failed (exitcode: -9) local_rank: 0 (pid: 9100) of binary`) and
+#: its failure summary's lines about it (`exitcode  : -9 (pid: 9100)`, `Signal 9 (SIGKILL) received by
+#: PID 9100`); pytorch/pytorch@v2.5.0:torch/distributed/elastic/multiprocessing/{api.py,errors/__init__.py}
+_AGENT_PID = re.compile(r"failed \(exitcode: -?\d+\) local_rank: \d{1,5} \(pid: (\d+)\)")
+_SUMMARY_PID = re.compile(r"\bexitcode\s*: -?\d+ \(pid: (\d+)\)|\) received by PID (\d+)\b")
 
 
 #: Ray's labels on a worker's lines (`(WorkerDict pid=18980) `, `(RayTrainWorker pid=4821, ip=…) `),
@@ -330,9 +348,13 @@ def _link_pids(job: Job) -> None:
     if job.single_node:
         texts = [*(s.hit.text for s in job.signals), *(t for scan in job.scans for t in scan.tail_text)]
         pid_rank.update(stragglers.launcher_pid_ranks(texts))
+    in_source: dict[tuple[int, str], set[int]] = defaultdict(set)
     for s in job.signals:
         if s.rank is not None and not s.kernel and (m := _RANK_PID.search(s.hit.text)):
             pid_rank[next(g for g in m.groups() if g)] = s.rank
+        if s.rank is not None and not s.kernel and (m := _SUMMARY_PID.search(s.hit.text)):
+            in_source[(s.source, next(g for g in m.groups() if g))].add(s.rank)
+    _link_agent_pids(job, in_source)
     if not pid_rank:
         return
     for s in job.signals:
@@ -348,6 +370,20 @@ def _link_pids(job: Job) -> None:
     for s in job.signals:  # the rest of the same kernel report (e.g. `invoked oom-killer`) is that rank's too
         if s.kernel and s.rank is None and len(linked.get(s.source, ())) == 1:
             s.rank = next(iter(linked[s.source]))
+
+
+def _link_agent_pids(job: Job, in_source: dict[tuple[int, str], set[int]]) -> None:
+    """torchrun's agent names the failed child by local rank and pid (`failed (exitcode: -9) local_rank: 0
+    (pid: 9100)`), which is no global rank on a job of several nodes; its failure summary in the same log
+    names that pid's global rank (`rank : 8 (local_rank: 0)`, `exitcode : -9 (pid: 9100)`). Pids repeat
+    across nodes, so only the summary of the same source counts, and only when it names one rank."""
+    for s in job.signals:
+        if s.kernel or s.rank is not None or (m := _AGENT_PID.search(s.hit.text)) is None:
+            continue
+        ranks = in_source.get((s.source, m.group(1)), set())
+        if len(ranks) == 1:
+            s.rank = next(iter(ranks))
+            job.ranks.add(s.rank)
 
 
 #: how far below its first line (`invoked oom-killer`) the kernel's OOM report names its victim's pid

@@ -47,6 +47,41 @@ def last_progress(job: Job, until: float, year: int) -> list[Stamp]:
     return out
 
 
+def cadence(job: Job, until: float, year: int) -> float | None:
+    """The usual time between a source's progress lines before `until` (median over all training
+    sources' tails), None when no source printed two."""
+    gaps: list[float] = []
+    for scan in job.scans:
+        if scan.source.kind in _NOT_PROGRESS:
+            continue
+        current: Stamp | None = None
+        last: float | None = None
+        for text in scan.tail_text:
+            stamp = parse_timestamp(text, year)
+            if stamp is not None and not stamp.relative:
+                current = stamp
+            if current is None or current.value > until or parse_step(text) is None:
+                continue
+            if last is not None and current.value > last:
+                gaps.append(current.value - last)
+            last = current.value
+    return sorted(gaps)[len(gaps) // 2] if gaps else None
+
+
+def quiet(job: Job, end: Stamp | None, year: int) -> tuple[Stall, float] | None:
+    """Progress that stopped well before `end` without meeting the stall rule: the gap and the usual
+    step cadence, when the gap is at least a minute and ten cadences (a reader should check for a hang)."""
+    if end is None or end.relative:
+        return None
+    progress = last_progress(job, end.value, year)
+    every = cadence(job, end.value, year)
+    if not progress or every is None:
+        return None
+    newest = max(progress, key=lambda s: s.value)
+    gap = end.value - newest.value
+    return (Stall(gap, newest), every) if gap >= max(60.0, 10 * every) else None
+
+
 def stalled(job: Job, rule: StallRule, end: Stamp | None, year: int) -> Stall | None:
     """The stall before `end` (the deferring entry's first signal) if it meets `rule`, else None."""
     if end is None or end.relative:

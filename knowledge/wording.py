@@ -181,6 +181,15 @@ def stalled(gap_seconds: float, last_progress: str | None, entry_title: str) -> 
     )
 
 
+def quiet_before(gap_seconds: float, last_progress: str, every: float) -> str:
+    """Progress stopped before the end, but not long enough to call it a hang: say so with the numbers."""
+    return (
+        f"The last progress line is at {last_progress}, {gap_seconds:.0f} s before this, where steps had come"
+        f" every {every:.0f} s: check whether the job was still making progress at the end (if it had"
+        " hung, the hang is the cause and more time will not help)."
+    )
+
+
 PHASE_WORDS = {
     "startup": "starting up",
     "model_load": "loading the model weights",

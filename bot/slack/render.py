@@ -39,6 +39,7 @@ from denpex.core.models import Diagnosis, EvidenceLine, JobRef
 from denpex.core.settings import DrainAction
 from denpex.core.texts import actions as action_texts
 from denpex.core.texts import cli as cli_texts
+from denpex.core.texts import collateral as collateral_texts
 from denpex.core.texts import flightrec as fr_texts
 from denpex.core.texts import slack as texts
 from knowledge.jobfacts import JobFacts
@@ -268,7 +269,8 @@ class BlockKitRenderer:
         for group in d.collateral[:groups]:
             why = f" — {escape(group.why)}" if group.why else ""
             later = "" if group.first_time_borrowed else _later(d.initiating.time, group.first_time)
-            rows.append(f"• ranks {rank_ranges(group.ranks)}: {escape(group.category)}{later}{why}")
+            what = collateral_texts.row(group.what, group.category)  # the ranks' own end, not the category
+            rows.append(f"• ranks {rank_ranges(group.ranks)}: {escape(what)}{later}{why}")
         if groups is not None and len(d.collateral) > groups:
             rows.append(texts.more_in_details(len(d.collateral) - groups))
         blocks = [section("*Collateral (failed because of it):*\n" + "\n".join(rows))] if rows else []
@@ -399,7 +401,8 @@ def evidence_text(job: JobRef, d: Diagnosis) -> str:
     out += ["", f"== initiating: {_who(d)}{where}"]
     out += [f"{ln.ref}: {ln.text}" for ln in d.initiating.evidence]
     for group in d.collateral:
-        out.append(f"== collateral ranks {rank_ranges(group.ranks)}: {group.category} — {group.why}")
+        what = collateral_texts.row(group.what, group.category)
+        out.append(f"== collateral ranks {rank_ranges(group.ranks)}: {what} — {group.why}")
     for tail in d.tails:
         out += ["", f"== last lines of rank {tail.rank} ({tail.source}, node {tail.node})"]
         out += [f"{ln.line}: {ln.text}" for ln in tail.lines]

@@ -197,6 +197,7 @@ def render(diag) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from denpex.core.texts import collateral as collateral_texts
     from knowledge.wording import ranges
 
     out = Console(highlight=False)
@@ -228,12 +229,12 @@ def render(diag) -> None:
             out.print(f"  [dim]{escape(ev.ref)}[/]  {escape(ev.text[:300])}")
     if diag.collateral:
         table = Table(title=texts.COLLATERAL, title_justify="left", show_edge=False)
-        for col in ("ranks", "category", "first", "why"):
+        for col in texts.COLLATERAL_COLUMNS:
             table.add_column(col)
-        for g in diag.collateral:
+        for g in diag.collateral:  # what happened to the ranks in their own terms, not the category
             table.add_row(
                 ranges(g.ranks),
-                g.category,
+                escape(collateral_texts.row(g.what, g.category)),
                 texts.group_time(g.first_time, g.first_time_borrowed),
                 escape(g.why),
             )

@@ -168,7 +168,14 @@ class Initiating(BaseModel):
 
 class CollateralGroup(BaseModel):
     ranks: list[int]
+    #: the taxonomy class of the entry the ranks' lines matched best; as a row's words it can tell
+    #: another story (a gloo rank's lost peer matches the NCCL/gloo communication entry, a rank the
+    #: launcher stopped matches the teardown entry, filed under hang_no_error), so rows show `what`
     category: str
+    #: what happened to these ranks, from their own line (`knowledge/collateral_label.py`): a short
+    #: kind (gloo_peer, gloo_timeout, nccl_timeout, terminated, exited, ...) and its words for a person
+    label: str = ""
+    what: str = ""
     first_time: str | None = None
     #: `first_time` is an earlier line's (the group's first failure line has no time of its own): the
     #: ranks failed at or after it, so it never orders them before the initiating rank

@@ -51,7 +51,9 @@ def test_chromium_renders_the_demo_thread(tool: ModuleType, tmp_path: Path) -> N
         "/workspace/train.py:412",
         "2.41 GiB is reserved by PyTorch but unallocated",
         "deepspeed --num_nodes 2 --num_gpus 4 /workspace/train.py",
-        "ranks 0-4,6,7: nccl_timeout, 10 min later",
+        # what happened to the other ranks in their own terms, not the category name
+        "ranks 0-4,6,7: timed out waiting in a collective (NCCL watchdog: _REDUCE_SCATTER_BASE, "
+        "600000 ms), 10 min later",
         "Details",
     ):
         assert expected in text, expected

@@ -174,6 +174,22 @@ EXAMPLES: list[tuple[str, str]] = [
         "1000",
         "nccl-version-mismatch",
     ),
+    (
+        "gpu-c02:5108:5198 [0] init.cc:775 NCCL WARN Mismatched NCCL version detected : rank 0 version 22501 rank 8 "
+        "version 22304",
+        "env-mixed-library-versions",
+    ),
+    (
+        "gpu-b03:1822:1907 [0] ras/ras.cc:391 NCCL WARN NCCL version mismatch with remote peer 10.0.3.21<37855> "
+        "(local: 22403, remote 22304)",
+        "env-mixed-library-versions",
+    ),
+    (
+        "/usr/bin/python3: symbol lookup error: /usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so: "
+        "undefined symbol: ncclCommInitRankConfig",
+        "env-import-undefined-symbol",
+    ),
+    ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", "env-cuda-driver-mismatch"),
     # rendezvous
     (
         "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
@@ -765,6 +781,15 @@ NOT_PRIMARY: list[str] = [
 
 # Multi-line snippets for entries that only count with context; run through the real engine.
 CONTEXT_CASES: list[tuple[str, str, str]] = [
+    (
+        "crash-after-pip-conflict",
+        """ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.
+torch 2.2.1+cu121 requires nvidia-cublas-cu12==12.1.3.1; platform_system == "Linux" and platform_machine == "x86_64", but you have nvidia-cublas-cu12 12.4.5.8 which is incompatible.
+Successfully installed jax-0.4.26 jaxlib-0.4.26+cuda12.cudnn89 nvidia-cublas-cu12-12.4.5.8
+RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`
+""",
+        "env-crash-with-mismatched-build",
+    ),
     (
         "api-drift",
         """Traceback (most recent call last):

@@ -83,6 +83,18 @@ def test_time_limit_shortly_after_steady_progress_stays_a_scheduler_kill(
     # a long run (steps every 4 s for 2 h 13 min) killed 10 min after its last step: < 15 min, < 10 %
     diag = diagnose_dir(scenarios.time_limit(tmp_path, kill_at=2000 * 4 + 600, steps=2000))
     assert diag.category == "scheduler_kill"
+    assert "600 s before this, where steps had come every 4 s" in diag.root_cause, diag.root_cause
+
+
+def test_time_limit_says_when_progress_went_quiet_before_the_kill(tmp_path: Path, diagnose_dir: Run) -> None:
+    # steps every 4 s, the last at 03:10:00, the kill at 03:11:40: too short to call a hang, too long to
+    # ignore — the root cause names the gap so the reader checks; a kill 4 s after a step says nothing
+    quiet = diagnose_dir(scenarios.time_limit(tmp_path / "quiet"))
+    assert quiet.category == "scheduler_kill"
+    assert "2026-11-20T03:10:00.000Z, 100 s before this, where steps had come every 4 s" in quiet.root_cause
+    busy = diagnose_dir(scenarios.time_limit(tmp_path / "busy", kill_at=150 * 4 + 4))
+    assert busy.category == "scheduler_kill"
+    assert "last progress line" not in busy.root_cause, busy.root_cause
 
 
 def test_zero3_checkpoint_gather_is_not_a_plain_gpu_oom(tmp_path: Path, diagnose_dir: Run) -> None:

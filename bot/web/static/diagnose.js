@@ -72,7 +72,7 @@
     $("r-snippet").hidden = !d.fix_snippet;
     text("r-verify", d.verify);
     list("r-collateral", (d.collateral || []).map(function (g) {
-      return "ranks " + ranges(g.ranks) + " — " + g.category.replace(/_/g, " ") + " — " + g.why;
+      return "ranks " + ranges(g.ranks) + " — " + (g.what || g.category.replace(/_/g, " ")) + " — " + g.why;
     }));
     var missing = (d.missing_evidence || []).map(function (m) { return m.what + " → " + m.next_action; });
     list("r-missing", missing.length ? missing : ["none"]);

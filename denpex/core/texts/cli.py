@@ -97,6 +97,11 @@ def stats_line(files: int, ranks: int, nbytes: int, seconds: float) -> str:
     return f"{files} files, {ranks} ranks, {nbytes / 1e6:.1f} MB scanned in {seconds:.2f} s"
 
 
+#: the collateral table's columns: "what happened" is the ranks' own end (a gloo peer lost, terminated
+#: by the launcher, timed out in NCCL's watchdog), not the taxonomy category (kept in the JSON)
+COLLATERAL_COLUMNS = ("ranks", "what happened", "first", "why")
+
+
 def group_time(time: str | None, borrowed: bool) -> str:
     """A collateral group's first time in the table: `≥ <time>` when it is an earlier line's."""
     if not time:

@@ -171,6 +171,11 @@ def verify(c: Ctx, m: Match) -> Reply | None:
     if desync := answer_code.desync_note(c):  # what must hold after the fix: every rank, same call
         lead = f"{lead} {desync} {tf.SAME_COLLECTIVE}"
     action = f"{short} {action}".strip()
+    if _HOST_MEMORY_ASKED.search(m.text) and c.d.category in _HOST_MEMORY and "dmesg" not in command:
+        node = (
+            ini.node if ini is not None and ini.node else "the node that failed"
+        )  # "confirm it was memory?"
+        lead = f"{tf.CHECK_LEAD.format(node=node)} `{tf.KERNEL_OOM_CHECK.split('  #')[0]}`. {lead}"
     return reply("verify", lead, code=command, action=action)
 
 
@@ -205,6 +210,15 @@ def check_command(c: Ctx, m: Match) -> Reply | None:
 #: asks to confirm host memory on the box: the kernel's log says whether the OOM killer acted
 _RAM_ASKED = re.compile(r"\b(?:ram|host memory|system memory|oom[- ]?kill\w*|dmesg|kernel log)\b")
 
+
+#: asks to confirm the cause was host memory, in a host-memory job: the kernel's record answers it, the
+#: fix's own check (an RSS measurement) does not
+_HOST_MEMORY_ASKED = re.compile(
+    r"\b(?:confirm|prove|sure|really|actually|was it|it was)\b.{0,60}"
+    r"\b(?:ram|memory|oom[- ]?kill\w*|oom|killer|dmesg|kernel log)\b",
+    re.I,
+)
+_HOST_MEMORY = frozenset({"host_oom", "cpu_oom_checkpoint", "dataloader_worker_killed"})
 
 _REPRO = re.compile(r"\brepro(?:duce|ducing)?\b")
 #: a check command the entry itself says reproduces the failure, or a short relaunch with a debug

@@ -91,7 +91,8 @@ def copies(c: Ctx) -> str:
     if rss is not None:
         whole = n * rss
         tib = f" ≈ {whole / 1024:.2f} TiB" if whole >= 1024 else ""
-        total = tj.COPIES_TOTAL.format(n=n, rss=gib(rss), total=gib(whole), tib=tib)
+        pid = f" (pid {kill[0].pid})" if kill is not None else ""
+        total = tj.COPIES_TOTAL.format(n=n, rss=gib(rss), total=gib(whole), tib=tib, pid=pid)
     return tj.COPIES.format(n=n, node=node, total=total)
 
 

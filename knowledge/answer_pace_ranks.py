@@ -12,7 +12,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
-from knowledge import answer_more, answer_where
+from knowledge import answer_more, answer_waitout, answer_where
 from knowledge.answer_types import Ctx, at_rank, duration
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -68,7 +68,7 @@ def others_waited(c: Ctx, m: Match) -> str:
     wd = next((w[0] for r in coll if (w := rank_numbers(c.view, r).watchdog)), None)
     if wd is None or wd.timeout_s is None:  # no watchdog line: where they sat, from their tracebacks
         return answer_where.places(c)
-    return tj.OTHERS_WAITED.format(
+    return answer_waitout.waited_template(coll).format(
         n=len(coll),
         ranks=rl(coll),
         ini=ini.rank,

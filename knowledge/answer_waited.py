@@ -30,6 +30,8 @@ _ASK = re.compile(
 )
 _TIMEOUT = re.compile(r"Timeout\(ms\)=(\d+)")
 _RAN = re.compile(r"ran for (\d+) milliseconds")
+#: gloo's own timeout ("Timed out waiting 10000ms for recv operation to complete")
+_GLOO = re.compile(r"Timed out waiting (\d+)\s?ms")
 _CLOCK = re.compile(r"\d\d:\d\d:\d\d")
 
 
@@ -60,6 +62,8 @@ def sentence(c: Ctx) -> tuple[str, list[RankView]]:
     limit_ms, ran_ms = _watchdog(waiting)
     ini = c.view.initiating
     start, end = _parse(ini.first_time) if ini and ini.first_time else None, _parse(end_iso)
+    if ini is not None and start is not None and end is not None and not ini.borrowed and start > end:
+        return _stopped_later(c, waiting, (start, end), (limit_ms, ran_ms)), [*waiting, ini]
     if ini is not None and start is not None and end is not None and not ini.borrowed:
         span = duration((end - start).total_seconds())
         who, why = f"rank {ini.rank}", tw.timeout(limit_ms, ran_ms) if limit_ms else ""
@@ -73,6 +77,33 @@ def sentence(c: Ctx) -> tuple[str, list[RankView]]:
     ran = f"{ran_ms} ms ({duration(ran_ms / 1000)})"
     why = tw.timeout(limit_ms, None) if limit_ms else ""
     return tw.ran_for(rank_list(waiting), when(end_iso), ran, when(since), why), waiting
+
+
+def _stopped_later(
+    c: Ctx, waiting: list[RankView], times: tuple[datetime, datetime], watchdog: tuple[int | None, int | None]
+) -> str:
+    """The initiator's first line comes after the others failed (hung ranks, stopped by the launcher): the
+    others' wait is their timeout, counted back from their failure."""
+    (start, end), (limit_ms, ran_ms) = times, watchdog
+    ini = c.view.initiating
+    assert ini is not None and ini.first_time is not None
+    gloo = next(
+        (int(m.group(1)) for r in waiting if r.first_line and (m := _GLOO.search(r.first_line.text))), None
+    )
+    wait_ms = ran_ms or limit_ms or gloo
+    since = (end - timedelta(milliseconds=wait_ms)).isoformat().replace("+00:00", "Z") if wait_ms else ""
+    why = tw.timeout(limit_ms, ran_ms) if limit_ms else tw.gloo_timeout(gloo) if gloo else ""
+    span = duration((start - end).total_seconds())
+    end_iso = end.isoformat().replace("+00:00", "Z")
+    return tw.stopped_later(
+        f"Rank {ini.rank}",
+        rank_list(waiting),
+        when(end_iso),
+        when(since) if since else "",
+        when(ini.first_time),
+        span,
+        why,
+    )
 
 
 def with_wait(c: Ctx, text: str, got: Reply) -> Reply:

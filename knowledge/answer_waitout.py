@@ -17,7 +17,7 @@ from denpex.core.texts import followups_verdicts as tv
 from knowledge.answer_types import Ctx, Reply, at_rank, duration, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
-from knowledge.jobfacts_answers import rank_numbers, seconds_between
+from knowledge.jobfacts_answers import RankView, rank_numbers, seconds_between
 
 _OTHERS = r"(?:the )?(?:other(?: ranks?)?|others|rest|remaining ranks?|survivors)"
 #: asks how long the others went on, or why the gap between the first failure and theirs
@@ -30,6 +30,15 @@ ASKED = re.compile(
     r"|\bwhy (?:the|a|that) (?:\d+ ?\w+ )?(?:gap|delay|lag)\b"
 )
 _ASYNC = re.compile(r"\basync(?:hronous)?\b|\berror[_ ]handling\b")
+
+
+def waited_template(coll: list[RankView]) -> str:
+    """The sentence for the others' wait: gloo's own timeout when their lines are gloo's (no watchdog
+    line, so never a quoted `Timeout(ms)=`), else the NCCL watchdog's."""
+    texts = [r.first_line.text for r in coll if r.first_line is not None]
+    if any("Timed out waiting" in t for t in texts) and not any("Timeout(ms)=" in t for t in texts):
+        return tj.OTHERS_WAITED_GLOO
+    return tj.OTHERS_WAITED
 
 
 def waited_out(c: Ctx, m: Match) -> Reply | None:
@@ -45,7 +54,7 @@ def waited_out(c: Ctx, m: Match) -> Reply | None:
         return None
     rank, wd = found
     gap = seconds_between(ini.first_time, first.first_time)
-    lead = tj.OTHERS_WAITED.format(
+    lead = waited_template(coll).format(
         n=len(coll),
         ranks=rl(coll),
         ini=ini.rank,
@@ -62,4 +71,4 @@ def waited_out(c: Ctx, m: Match) -> Reply | None:
     return reply("hang", lead, lines)
 
 
-__all__ = ["waited_out"]
+__all__ = ["waited_out", "waited_template"]

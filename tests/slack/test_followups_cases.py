@@ -78,6 +78,7 @@ from tests.slack.test_followups_round33c import CASES as ROUND33C
 from tests.slack.test_followups_round33d import CASES as ROUND33D
 from tests.slack.test_followups_round33e import CASES as ROUND33E
 from tests.slack.test_followups_round33f import CASES as ROUND33F
+from tests.slack.test_followups_round34z import CASES as ROUND34Z
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -147,6 +148,7 @@ FACTS = (
     + ROUND33D
     + ROUND33E
     + ROUND33F
+    + ROUND34Z
     + LEVERS
 )
 

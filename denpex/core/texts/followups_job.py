@@ -81,7 +81,7 @@ DRAIN_CMD = "To take it out of service in Slurm:"
 # ---------------------------------------------------------------- the mechanism, for this job
 COPIES = "{n} ranks ran on {node}, each building its own full copy: {n} copies at once{total}."
 COPIES_TOTAL = (
-    "; the killed one alone held {rss}, so the node needed about {n} × {rss} = {total}{tib} of host RAM"
+    "; the killed one{pid} alone held {rss}, so the node needed about {n} × {rss} = {total}{tib} of host RAM"
 )
 CAUSE_LINE = "In this job the copy is built here: `{code}` ({ref})."
 SMALL_LAST = (
@@ -227,6 +227,11 @@ LAST_SAME_SECOND = "Ranks {ranks} failed in the same second."
 OTHERS_WAITED = (
     "The other {n} rank(s) ({ranks}) sat blocked in {op}, waiting for rank {ini}, until the watchdog's "
     "timeout ran out (Timeout(ms)={ms}, {timeout}); they failed {at}{gap}."
+)
+#: the gloo backend has no watchdog line: its own recv/send timeout is what ran out
+OTHERS_WAITED_GLOO = (
+    "The other {n} rank(s) ({ranks}) sat blocked in {op}, waiting for rank {ini}, until gloo's own "
+    "timeout ran out (Timed out waiting {ms}ms, {timeout}); they failed {at}{gap}."
 )
 PCI_SLOT = "Rank {rank}'s GPU{node} is in PCI slot {pci}."
 LIBRARY_SEEN = "Rank {rank}'s crash shows a native frame ({ref}): `{text}`."

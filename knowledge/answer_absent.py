@@ -15,6 +15,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_figures as tx
 from denpex.core.texts.slack import category_words
 from knowledge.answer_types import Ctx, ref
+from knowledge.intents import named_ranks
 
 #: "rank0 log dont show any nan", "rank 2's output doesn't have the oom", "rank 0's log shows no nan"
 _ABSENT = re.compile(
@@ -55,7 +56,15 @@ def not_shown(c: Ctx, text: str) -> Absent | None:
         ini_what=category_words(ini.category or c.view.category),
         ref=ref(ini.first_line),
     )
-    return Absent(lead, [ini.first_line], _without(text, found.start(), found.end()))
+    return Absent(lead, [ini.first_line], _named_in(_without(text, found.start(), found.end()), rank))
+
+
+def _named_in(rest: str, rank: int) -> str:
+    """The rest with the clause's rank for its first "it" ("rank 3 printed no error. did it just get
+    SIGTERM?" asks about rank 3), unless the rest names a rank of its own."""
+    if named_ranks(rest):
+        return rest
+    return re.sub(r"\b(?:it|he|she)\b", f"rank {rank}", rest, count=1)
 
 
 def _without(text: str, start: int, end: int) -> str:

@@ -22,6 +22,9 @@ VALUE_Q = re.compile(
     r"\b(?:what|which|how (?:much|low|high|big))\b[^?]{0,40}?\b(?:should|do|would|can|must|to) (?:i|we)?"
     r" ?(?:\w+ )?(?:put|set|use|pick|choose|go with|try|lower|drop)\b"
     r"|\bwhat (?:value|number|setting)s? (?:for|of)\b"
+    # "what max grad norm value are you suggesting?", "what number do you recommend for clipping?"
+    r"|\b(?:what|which)\b[^?]{0,40}?\b(?:are|do|would|did|will) (?:you|u) (?:\w+ )?"
+    r"(?:suggest|recommend|propos|advis)\w*\b"
 )
 #: the settings asked about, each with the asked words and how a log line prints it
 SETTINGS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
@@ -32,7 +35,7 @@ SETTINGS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     (
         "gradient clipping",
-        re.compile(r"\b(?:clip\w*|max_grad_norm|gradient_clipping)\b"),
+        re.compile(r"\b(?:clip\w*|max[ _-]grad[ _-]norm|gradient_clipping)\b"),
         re.compile(r"\b(?:max_grad_norm|gradient_clipping|clip_grad\w*)\s*[=:]\s*([0-9.]+)\b", re.IGNORECASE),
     ),
     (

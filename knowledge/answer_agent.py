@@ -15,9 +15,11 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_agent as ta
+from denpex.core.texts import followups_runfacts as tr
 from knowledge import answer_asks, answer_launcher, answer_quote
 from knowledge.answer_types import Ctx, Reply, ref
 from knowledge.intents import named_ranks
+from knowledge.jobfacts_answers import launcher_exits
 
 _PID_ASK = r"\bpids?\b"
 _AGENT = r"\b(?:torchrun|launcher|agent|elastic|parent)\b"
@@ -27,7 +29,18 @@ ASKS_TEARDOWN = re.compile(
     r"|\b(?:when|what time)\b[^?]{0,40}\b(?:sigterm\w*|give up|gave up|shut(?:ting)? down|stop(?:ped)?"
     r" the (?:other|rest)|kill(?:ed|ing)? the (?:other|rest))"
 )
-ASKS_EXITS = re.compile(r"\bpids\b|\bexit ?codes\b|\bexitcodes\b|\bhow did (?:each|they|the \d) \w* ?exit")
+ASKS_EXITS = re.compile(
+    r"\bpids\b|\bexit ?codes\b|\bexitcodes\b|\bhow did (?:each|they|the \d) \w* ?exit"
+    # "every worker pid and exit code", "each rank's pid + exit code"
+    r"|\bpid\b[^?.]{0,30}\bexit ?code\b|\bexit ?code\b[^?.]{0,30}\bpid\b"
+)
+#: asks the launcher process's own pid ("launcher pid", "pid of torchrun itself")
+_OWN_AGENT_PID = re.compile(
+    r"\b(?:launcher|agent|torchrun|parent)(?:'s)? (?:own |process )?pids?\b"
+    r"|\bpids? of (?:the )?(?:launcher|agent|torchrun)\b(?! summary)"
+)
+#: asks the pid of the rank the launcher's summary calls its root cause
+ASKS_ROOT_PID = re.compile(r"\bpids?\b[^?.]{0,60}\broot[- ]?cause\b|\broot[- ]?cause\b[^?.]{0,40}\bpids?\b")
 #: a rank's own pid ("which rank/pid threw"), or how a named rank ended ("what happened to it")
 ASKS_RANK_PID = re.compile(r"\bpid\b")
 ASKS_FATE = re.compile(
@@ -65,7 +78,12 @@ def with_agent(c: Ctx, text: str, got: Reply) -> Reply:
     ):
         if asks.search(low):
             said, shown = fact(pool)
+            if said == ta.AGENT_PID_UNSAID and not _OWN_AGENT_PID.search(low):
+                continue  # "worker pids from torchrun's summary": the agent's own pid is not asked
             got = _add(got, said, shown)
+    if ASKS_ROOT_PID.search(low):
+        said, shown = _root_pid(c)
+        got = _add(got, said, shown)
     if ASKS_EXITS.search(low) and (rows := answer_launcher.exit_codes(c)):
         got = _add(got, rows, [])
     elif (ASKS_RANK_PID.search(low) and not ASKS_AGENT_PID.search(low)) or ASKS_FATE.search(low):
@@ -95,10 +113,30 @@ def _add(got: Reply, said: str, shown: list[EvidenceLine]) -> Reply:
 def _agent_pid(pool: list[EvidenceLine]) -> tuple[str, list[EvidenceLine]]:
     ln = next((x for x in pool if _GLOG.search(x.text)), None)
     if ln is None:
-        return "", []
+        return ta.AGENT_PID_UNSAID, []
     pid = _GLOG.search(ln.text)
     assert pid is not None
     return ta.AGENT_PID.format(pid=pid.group(2), ref=ref(ln)), [ln]
+
+
+_ROOT_LINE = re.compile(r"Root Cause \(first observed failure\)")
+_SUMMARY_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\b")
+
+
+def _root_pid(c: Ctx) -> tuple[str, list[EvidenceLine]]:
+    """The pid and exit code torchrun's summary gives the rank it calls its root cause."""
+    for tail in c.d.tails:
+        after = False
+        for ln in tail.lines:
+            after = after or bool(_ROOT_LINE.search(ln.text))
+            if after and (m := _SUMMARY_RANK.match(ln.text)) is not None:
+                rank = int(m.group(1))
+                own = [e for e in launcher_exits(c.d) if e.rank == rank and e.pid is not None]
+                if not own:
+                    return "", []
+                e = own[-1]  # the summary's last entry for it: the root-cause block comes last
+                return tr.ROOT_PID.format(rank=rank, pid=e.pid, code=e.code, ref=ref(e.line)), [e.line]
+    return "", []
 
 
 def _teardown(pool: list[EvidenceLine]) -> tuple[str, list[EvidenceLine]]:

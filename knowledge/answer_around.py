@@ -39,8 +39,17 @@ SHOWN = 3
 STEPS_Q = re.compile(
     r"\bhow many (?:training |optimi[sz]er )?(?:steps|iterations|iters)\b[^?]{0,30}"
     r"\b(?:complet\w*|finish\w*|ran|done|logged)\b"
+    # "how many of the 10 planned steps actually completed", "out of the 10 steps, how many finished"
+    r"|\bhow many of (?:the |its |my |our )?(?:\d+ )?(?:planned |total |scheduled |configured )?"
+    r"(?:training )?(?:steps|iterations|iters)\b[^?]{0,30}\b(?:complet\w*|finish\w*|ran|done|logged|got)\b"
+    r"|\bout of (?:the |its |my |our )?\d+ (?:planned |total )?(?:training )?(?:steps|iterations|iters)\b"
+    r"[^?]{0,10}\bhow many\b"
     r"|\b(?:what'?s|what is|what was|which was) the (?:last|final|latest) (?:training )?(?:step|iteration)"
     r"(?: logged| completed| reached)?\b"
+    # "number of last training step before save", "last training step everyone finished before the save?"
+    r"|\bnumber of (?:the )?(?:last|final|latest) (?:training |completed |logged |good )?(?:step|iteration)\b"
+    r"|^(?:the |and |so )?(?:last|final|latest) training (?:step|iteration)\b"
+    r"[^?]{0,40}\b(?:before the save|before sav\w+|finished|completed|done)\b"
 )
 #: another question asked before the steps one (a multi-part message is answered in its order)
 _EARLIER_ASK = re.compile(r"\b(?:when|why|who|which|where|what|how|did|was|is|were)\b", re.IGNORECASE)

@@ -15,7 +15,7 @@ import re
 
 from denpex.core.texts import followups_blame as tb
 from denpex.core.texts import slack as t
-from knowledge import answer_code, answer_rerun, answer_silent
+from knowledge import answer_code, answer_rerun, answer_save_copy, answer_silent
 from knowledge.answer_types import Ctx, Reply, at_rank, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.answer_where import strip_prefix
@@ -64,6 +64,7 @@ def _calls(c: Ctx, rank: int) -> tuple[set[str], str, str] | None:
     frame, stmt, _ = found
     called = _CALLED.findall(stmt)
     names = {name.rsplit(".", 1)[-1].lower() for name in called}  # `loss.backward()`: backward, not loss
+    names.add(frame.func.lower())  # "ranks 1 and 3 died inside reduce_metric": the function they were in
     op = answer_code.collective_of(c, rank)
     if op is not None:
         names.add(op[0].lower())
@@ -127,6 +128,8 @@ def _reached(c: Ctx, ini: RankView, got: tuple[set[str], str, str]) -> Reply | N
     if category not in _FROM_OUTSIDE or line is None:
         return None
     _, call, where = got
+    if (built := answer_save_copy.builds_copy(c, ini, call, where)) is not None:
+        return built  # "it's the get_state_dict call right?": yes, that call built the copy
     found = answer_code.user_frame(c, ini.rank)
     inner = found[2] if found is not None else ""
     lead = tb.CALL_REACHED.format(

@@ -20,7 +20,9 @@ from knowledge.answer_types import Ctx, Reply, rank_lines, reply
 from knowledge.intents import named_ranks
 
 _ASK = re.compile(
-    r"\bfirst (?:exception|error)\b|\b(?:original|underlying|inner|earlier|initial) (?:exception|error)\b"
+    r"\bfirst (?:[\w/]+ ){0,2}(?:exception|error)\b"
+    r"|\bwhat (?:came |was )?(?:right )?(?:preceded|before) (?:it|that)\b"
+    r"|\b(?:original|underlying|inner|earlier|initial) (?:exception|error)\b"
     r"|\b(?:in|of) the (?:exception )?chain\b|\bchained\b|\bduring handling\b"
     r"|\bbefore the\b.{0,40}\b(?:enforce|exception|error)\b",
     re.IGNORECASE,

@@ -21,7 +21,9 @@ from knowledge.jobfacts_answers import launcher_exits
 _KILLER = re.compile(r"\boom[- ]?killer\b|\bkernel\W+(?:\w+\W+)?(?:oom|kill\w*)\b")
 _FLAKY = re.compile(r"\bflaky\b|\bnfs\b|\bfilesystem\b|\bfile system\b|\bmount\b|\blustre\b")
 _STEP = re.compile(
-    r"\b(?:training|train)[- ]?step\b|\bleak\w*|\bcoincid\w*|\b(?:regular|ordinary|normal|usual) "
+    # "a training-step OOM?", not "the last training step before the save" (a step asked, no challenge)
+    r"(?<!last )(?<!final )(?<!latest )(?<!previous )\b(?:training|train)[- ]?step\b(?! (?:number|count)\b)"
+    r"|\bleak\w*|\bcoincid\w*|\b(?:regular|ordinary|normal|usual) "
     r"(?:\w+[- ])?(?:oom|leak|step)"
 )
 _NODE = re.compile(

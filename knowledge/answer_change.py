@@ -25,6 +25,9 @@ CHANGE_Q = re.compile(
     r"(?:flag|setting|option|knob|line|parameter|param|key|field|arg|argument)s?\b"
     r"[^?]{0,40}\b(?:missing|flip|change|set|add|avoid\w*|need|toggle)\b"
     r"|\bwhat (?:do|should) (?:i|we) (?:change|flip|set|add) (?:in|to|on)\b"
+    # "where in my config do I turn this off, and to what value?": the setting and its new value
+    r"|\bwhere (?:in|on) (?:my|our|the) (?:\w+ )?(?:config\w*|settings|yaml|json)\b"
+    r"|\b(?:turn|switch|shut|disable) (?:this|it|that) off\b|\bto what value\b"
 )
 #: the setting-like words in a fix step that show the answer already names it
 _SETTING = re.compile(r"`[^`]+`|\b[a-z]+_[a-z0-9_]+\b|--[\w-]+")

@@ -27,6 +27,7 @@ from knowledge import (
     answer_silent,
     answer_sure,
 )
+from knowledge.answer_timeout_figure import timeout_token
 from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.evidence_numbers import watchdog
@@ -216,7 +217,11 @@ def _timeout_was(c: Ctx) -> str:
     found = [c.view.numbers.watchdog[0]] if c.view.numbers.watchdog is not None else []
     found += [w for r in c.view.ranks.values() if r.first_line and (w := watchdog(r.first_line.text))]
     timeouts = [w.timeout_s for w in found if w.timeout_s is not None]
-    return tf.TIMEOUT_WAS.format(timeout=duration(timeouts[0])) + " " if timeouts else ""
+    if not timeouts:
+        return ""
+    if (raw := timeout_token(c)) is not None:  # gloo's `Timed out waiting 10000ms` is no `Timeout(ms)`
+        return tf.TIMEOUT_WAS_RAW.format(timeout=duration(timeouts[0]), raw=raw) + " "
+    return tf.TIMEOUT_WAS.format(timeout=duration(timeouts[0])) + " "
 
 
 _RANKS_TOO = re.compile(r"\b(?:too|as well|also|either|aswell)\b|\bthose\b|\btheir\b")

@@ -42,16 +42,30 @@ def where_in_code(c: Ctx, m: Match) -> Reply | None:
     return reply("code", f"{why} {base.lead}", base.lines)
 
 
+def show_lines(c: Ctx, m: Match) -> Reply | None:
+    """Lines asked for; a line of the user's code asked for ("paste the FSDP line from our script")
+    gets the code answer, with the line another rank's traceback names when the failing rank has none."""
+    if answer_code.CODE_QUESTION.search(m.text) and (got := where_in_code(c, m)) is not None:
+        return got
+    return answer_code.show_lines(c, m)
+
+
 #: asks for a line of the user's code ("which line in our code", "where in train.py"), not a log line
 _CODE_ASKED = re.compile(
     r"\b(?:our|my|your|the) (?:code|script)\b|\bin (?:the )?code\b|\.py\b|\bcode bug\b|"
     + r"\b(?:config|code) line\b"
+    # "which file n line do i point the devs at", "+ line number": a place in the code to hand over
+    + r"|\bfile (?:and|n|&|\+) line\b|\bline (?:number|no\.?|#)|\bfile:line\b"
+    + r"|\bpoint (?:the )?(?:devs?|dev team|developers?|engineers?|engineering|team|owners?)\b"
 )
 #: the line that *caused* it asked for ("exact config line that caused it"): the line, then what in it
 #: to change, since the cause is a setting the line leaves out (rank0_only), not only where it is
 _CAUSED = re.compile(
     r"\b(?:exact|offending|culprit|config) (?:config |code )?line\b|\bwhich line caused\b"
     r"|\bline (?:that|which) (?:caused|causes|triggered|broke|did) (?:it|this|that)\b"
+    # "which config is the wrong one in our code", "what setting in our script is wrong"
+    r"|\b(?:config|setting|option|flag|param\w*|arg\w*)s?\b[^?]{0,40}"
+    r"\b(?:wrong|bad|broken|culprit|at fault)\b"
 )
 
 

@@ -28,6 +28,7 @@ _RAISE = re.compile(r"\b(?:rais\w*|threw|throw\w*|blew up|exception)\b")
 _WHAT = re.compile(
     r"\bcode ?path\b|\bwhich (?:\w+ )?path\b|\bfile ?[:/+&] ?line\b|\bwhich (?:file|module|function)\b"
     r"|\bexception (?:class|type|name)\b|\bwhat exception\b|\b(?:check|guard|assert\w*) (?:that|which)\b"
+    r"|\b(?:which|what) (?:\w+ ){0,2}?(?:class|object|component)\b"  # "which torch class raised it"
     r"|\bstatic\b[^?]{0,20}\b(?:or|vs\.?|versus)\b[^?]{0,12}\bc10d\b"
     r"|\bc10d\b[^?]{0,20}\b(?:or|vs\.?|versus)\b[^?]{0,12}\bstatic\b"
 )

@@ -14,6 +14,7 @@ import re
 from denpex.core.texts import followups_around as tx
 from knowledge import answer_overview
 from knowledge.answer_types import Ctx, Reply, rank_list, ref, reply
+from knowledge.glossary import find
 from knowledge.intents import Match
 
 #: a collateral error put as a failure of its own ("a separate comm failure?", "a second problem?")
@@ -24,7 +25,11 @@ SEPARATE_Q = re.compile(
     r"|\bfall ?out\b|\b(?:errors?|timeouts?)\b[^?]{0,30}\b(?:mean|matter|tell us)s? (?:anything|something)\b"
 )
 #: the code a line prints asked ("which error code did the socket return?", "what errno?")
-CODE_Q = re.compile(r"\b(?:which|what) (?:error ?code|errno|error number|return code|code)\b|\berrno\b")
+CODE_Q = re.compile(
+    r"\b(?:which|what) (?:error ?code|errno|error number|return code|code)\b|\berrno\b"
+    # "error code number is -98? what name": a printed code asked for its name or meaning
+    r"|\b(?:code|error number)\b(?:\s+\w+){0,3}\s*-?\d+\b(?=.*\b(?:what|which|name|mean\w*)\b)"
+)
 _CODE = re.compile(r"\b(?:errno|code)[:= ]+\s*(-?\d+)\b", re.IGNORECASE)
 #: another call asked against the confidence ("what would push you to call it a hang instead?")
 INSTEAD_Q = re.compile(
@@ -75,7 +80,8 @@ def code(c: Ctx, m: Match) -> Reply | None:
     for ln in c.view.evidence:
         if (got := _CODE.search(ln.text)) is not None:
             num = got.group(1).lstrip("-")
-            meaning = tx.CODE_MEANINGS.get(num, tx.CODE_UNKNOWN)
+            term = find(f"errno {num}", c.glossary)  # "errno 12, ENOMEM …" when the glossary has it
+            meaning = tx.CODE_MEANINGS.get(num) or (term.text if term is not None else tx.CODE_UNKNOWN)
             return reply(
                 "show_lines", tx.CODE_IN_LINE.format(code=got.group(0), ref=ref(ln), meaning=meaning), [ln]
             )

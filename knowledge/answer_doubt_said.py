@@ -43,7 +43,9 @@ _ERRNO = frozenset(name.lower() for name in errno.errorcode.values())
 #: words a named message never starts with: the ask is about something else ("does it say why")
 _NOT_A_MESSAGE = re.compile(
     r"^(?:what|why|which|where|when|who|how|anything|something|nothing|it|that|this|so|much|more|about|"
-    r"any|the (?:same|reason|cause)|rank|ranks|a lot)\b"
+    r"any|the (?:same|reason|cause)|rank|ranks|a lot"
+    # "what env vars does the log show for this run": a place or a time after the verb, not a message
+    r"|for|during|here|there)\b"
 )
 #: filler after the message ("... anywhere", "... in the logs", "... at all")
 _TAIL = re.compile(

@@ -89,9 +89,19 @@ def loss(c: Ctx, m: Match) -> Reply:
 _CURVE = re.compile(
     r"\bcurve\b|\b(?:all|every|each) (?:the |of the )?(?:logged )?(?:loss(?:es)?|values?|steps?)\b"
     r"|\b(?:full|whole|entire) (?:loss|series|history|run)\b|\bfrom (?:the )?start\b"
+    # "give me the values rank 0 logged", "all the losses from step 0 on": what was logged, all of it
+    r"|\b(?:the|its|their) (?:loss )?values (?:(?:rank \d+|it|they|each rank|every rank) )?"
+    r"(?:logged|printed|wrote|reported|showed)\b"
+    r"|\bfrom (?:step 0|step zero|the (?:first|beginning))\b"
+    r"|\b(?:list|paste|dump) (?:me |us )?(?:the |all )?(?:logged )?(?:loss(?:es)?|values)\b"
 )
 #: at most this many values of a whole series are listed
 LOSS_CURVE = 30
+
+
+def asks_curve(text: str) -> bool:
+    """The message asks for the whole logged series ("the loss curve", "the values rank 0 logged")."""
+    return _CURVE.search(text) is not None
 
 
 #: a choice between the two usual causes of a NaN loss
@@ -273,6 +283,7 @@ def checkpoint_named(c: Ctx, m: Match) -> tuple[str, list[EvidenceLine]]:
 
 
 __all__ = [
+    "asks_curve",
     "checkpoint_named",
     "gaps",
     "killed_unseen",

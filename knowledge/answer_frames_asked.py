@@ -27,7 +27,12 @@ _ASKS = re.compile(
     r"|\bwhere in (?:the |my |our )?(?:code|launcher|script)\b|pair\.cc|\bgloo\b"
     r"|connection (?:closed|reset)|\bbranch\b|\w\(\)"
     r"|\bwhat (?:were|was) (?:they|ranks? [\d,/&\s-]+|the others|the rest) (?:actually |really )?doing\b"
-    r"|\bwhere (?:were|was) (?:they|ranks? [\d,/&\s-]+) in (?:the |my |our )?(?:code|script)\b",
+    r"|\bwhere (?:were|was) (?:they|ranks? [\d,/&\s-]+) in (?:the |my |our )?(?:code|script)\b"
+    # "exact line of code ranks 0-2 were blocked on?"
+    r"|\bline of (?:\w+ )?(?:code|script)\b|\bexact line\b"
+    # "where exactly in torchrun did it fail?", "what call actually blew up?"
+    r"|\bwhere (?:exactly )?in (?:the )?(?:torchrun|launcher|agent)\b"
+    r"|\b(?:what|which) (?:call|function)\b[^?]{0,20}\b(?:blew up|failed|raised|threw|crashed|broke)\b",
     re.IGNORECASE,
 )
 #: a quoted span of an earlier answer ("you said 1 and 3 'waited on rank 2'"): its ranks are not asked
@@ -148,6 +153,10 @@ def with_frames(c: Ctx, text: str, got: Reply) -> Reply:
     new = [s for s in said if not _given(s, got.lead)]
     if not new:
         return got
+    ini = c.view.initiating
+    if named and ini is not None and ini.rank not in named and got.lead.startswith(f"Rank {ini.rank}'s"):
+        # "exact line of code ranks 0-2 were blocked on?": theirs first, then the first rank's
+        return replace(got, lead=f"{' '.join(new)} {got.lead}".strip())
     return replace(got, lead=f"{got.lead} {' '.join(new)}".strip())
 
 

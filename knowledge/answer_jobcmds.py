@@ -78,6 +78,11 @@ ASKS_STUCK = re.compile(
 ASKS_NODE = re.compile(r"\b(?:which|what|where)\b.{0,30}\b(?:node|host|box|machine|server)\b|\bhostname\b")
 #: names the kernel log, to look at on that node
 _KERNEL = re.compile(r"\b(?:dmesg|kernel|syslog|journalctl|kern\.log|xid)\b")
+#: going to the node to look ("I need to go look at the box", "want to ssh in"): what to read there
+_GO_LOOK = re.compile(
+    r"\b(?:look at|check|inspect|log ?in(?:to)?|poke (?:at|around)|visit|go to)\b[^?.]{0,20}"
+    r"\b(?:box|node|host|machine|server)\b|\bssh\b"
+)
 
 
 def fitted(c: Ctx, m: Match) -> Reply | None:
@@ -218,7 +223,7 @@ def _node(c: Ctx, m: Match) -> Reply | None:
     if target is None or target.node is not None:
         return None
     lead = f"{tj.NODE_FIND.format(rank=target.rank)}"
-    if _KERNEL.search(m.text):
+    if _KERNEL.search(m.text) or _GO_LOOK.search(m.text):
         lead += " " + tj.NODE_DMESG
     lines = [target.first_line] if target.first_line is not None else []
     return reply("which_rank", lead, lines)

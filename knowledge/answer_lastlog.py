@@ -30,7 +30,11 @@ _ASK = re.compile(
     r"|\b(?:went|gone|goes) (?:quiet|silent|dark)\b"
     r"|\blast (?:training |logged )?step (?:line|logged|printed)\b"
     r"|\b(?:their|its|his) last (?:step|line|logged)\b"
-    r"|\blast step line\b",
+    r"|\brank ?\d+s? last (?:line|log line|logged line|message|output|entry)\b"  # "whats rank 0 last line"
+    r"|\blast step line\b"
+    # "what's the last thing it's known to have done?": its last line of its own, the last sign of it
+    r"|\blast (?:thing|things|sign) (?:it|its|rank \d+|they|that rank)(?:'s| is| was)? (?:\w+ ){0,3}?"
+    r"(?:did|done)\b",
     re.IGNORECASE,
 )
 _STEP_ASK = re.compile(r"\bstep\b|\bmem_alloc\b|\bloss\b|\biteration\b", re.IGNORECASE)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_job as tj
+from denpex.core.texts import followups_runfacts as tr
 from knowledge import answer_code
 from knowledge.answer_types import Ctx, duration, ref
 from knowledge.answer_types import rank_list as rl
@@ -43,6 +44,8 @@ def exit_codes(c: Ctx) -> str:
     own = [e.rank for e in exits if e.code >= 0 and e.signal is None]
     stopped = [e.rank for e in exits if e.code < 0]
     read = tj.EXIT_READ.format(own=rl(own), stopped=rl(stopped)) if own and stopped else ""
+    if own and not stopped:  # "did the launcher have to kill anyone?": no, each exited on its own error
+        read = tr.EXIT_ALL_OWN.format(ranks=rl(own))
     return " ".join(x for x in (rows, read) if x)
 
 

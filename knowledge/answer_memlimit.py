@@ -19,13 +19,14 @@ from knowledge.intents import Match
 
 #: a cgroup or scheduler memory limit set against the node's own RAM
 ASKED = re.compile(
-    r"\b(?:cgroup|--mem\b|mem(?:ory)? limit|slurm(?:'s)? (?:mem|memory|limit)|container limit"
+    r"\b(?:cgroup|memcg|--mem\b|mem(?:ory)? limit|slurm(?:'s)? (?:mem|memory|limit)|container limit"
     r"|job(?:'s)? (?:mem|memory) limit|requested mem\w*|reqmem)"
 )
 #: ... weighed against the node's own RAM ("the box running out of RAM vs a cgroup limit")
 _AGAINST = re.compile(
-    r"\b(?:vs\.?|versus|or|from|against|tell apart|distinguish)\b[^?]{0,40}\b(?:ram|box|node|host|machine)\b"
-    r"|\b(?:ram|box|node|host|machine)\b[^?]{0,40}\b(?:vs\.?|versus|or|from)\b"
+    r"\b(?:vs\.?|versus|or|from|against|tell apart|distinguish)\b[^?]{0,40}"
+    r"\b(?:ram|box|node|host|machine|global|system[- ]wide)\b"
+    r"|\b(?:ram|box|node|host|machine|global|system[- ]wide)\b[^?]{0,40}\b(?:vs\.?|versus|or|from)\b"
 )
 _HOST = frozenset({"host_oom", "cpu_oom_checkpoint", "dataloader_worker_killed"})
 #: a kernel line of an OOM kill, and the words a cgroup's own OOM adds

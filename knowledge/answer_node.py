@@ -27,6 +27,7 @@ from knowledge import (
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.evidence_numbers import xid as parse_xid
 from knowledge.intents import Match
+from knowledge.wording import phase_words
 
 
 def same_slot(c: Ctx, m: Match) -> str:
@@ -113,7 +114,10 @@ def _no_drain(c: Ctx, m: Match) -> str:
     if _DRAIN.search(m.text):
         asked = c.view.ranks.get(m.rank) if m.rank is not None else ini
         unnamed = tv.NODE_UNNAMED.format(rank=asked.rank) if asked and not asked.node and not m.node else ""
-        return f"{unnamed}{tj.NO_DRAIN.format(node=node, what=t.category_words(c.view.category))}"
+        what = t.category_words(c.view.category)
+        if ini is not None and ini.phase and ini.phase != "teardown":  # "… while saving a checkpoint"
+            what += f" while {phase_words(ini.phase)}"
+        return f"{unnamed}{tj.NO_DRAIN.format(node=node, what=what)}"
     if (act := _NODE_ACTION.search(m.text)) is None:
         return ""
     said = tv.NO_HW_ACTION if _software(c) else tv.HW_ACTION_UNSURE  # a silent death may be the GPU's

@@ -138,6 +138,8 @@ _NODE_ASKED = re.compile(r"\b(?:node|host|box|machine|server)s?\b")
 #: "why only rank 5?": what set that rank apart from the others
 _ONLY = re.compile(
     r"\bwhy (?:only|just) rank \d+\b|\bwhy rank \d+ and not\b|\bwhy only (?:that|this|one) rank\b"
+    # "why did only rank 5 run out of memory?", "how come just rank 5?"
+    r"|\b(?:why (?:did|does|was|is|would|were)|how come) (?:it )?(?:only|just) rank \d+\b"
 )
 
 

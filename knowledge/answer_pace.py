@@ -32,6 +32,12 @@ ASKS_PACE = re.compile(
     r"|\b(?:last|final) (?:stretch|few steps|steps|bit|part|minutes?)\b[^?]{0,30}\bslow\w*"
     r"|\bwas (?:it|the run|training|the job) (?:just |only |simply )?(?:slow|too slow)\b"
     r"|\b(?:going|running|moving|training) (?:\w+ )?slow(?:ly|er)?\b"
+    # "nothing got logged for a bit right before it was killed", "log silent before the cancel": the
+    # stretch after the last step line, against the usual step time
+    r"|\b(?:nothing|no (?:lines?|output|logs?|steps?)) (?:got |was |were |been )?(?:logged|printed|written"
+    r"|came|showed up)\b[^?]{0,40}\bbefore\b"
+    r"|\b(?:silen\w*|quiet|gap|pause|went dark)\b[^?]{0,40}\bbefore (?:it |the |slurm |they )?(?:was |got )?"
+    r"(?:killed|kill|cancel\w*|end\w*|stopped|shut ?down|sigterm)\b"
 )
 #: names a rate outright ("s/step", "sec/step", "step time", "tokens/s"): a pace ask even when the
 #: same message also asks how far it got ("s/step and what step were we at")

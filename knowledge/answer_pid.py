@@ -95,7 +95,12 @@ def _rank_of(c: Ctx, ln: EvidenceLine, pid: str) -> int | None:
     if len(owners) == 1:
         return owners.pop()
     ini = c.view.initiating
+    if _XID.search(ln.text):
+        return None  # an Xid's pid is the process as the kernel saw it: the line ties it to no rank
     return ini.rank if ini is not None and ln in c.view.evidence else None
+
+
+_XID = re.compile(r"\bNVRM: Xid\b")
 
 
 def _bus(c: Ctx, bus: str, text: str) -> Reply | None:

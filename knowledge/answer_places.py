@@ -20,6 +20,15 @@ from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match, named_ranks
 from knowledge.jobfacts_answers import RankView
 
+#: the ranks asked about, named or not ("ranks 1-3", "the other three ranks", "they")
+_WHO = (
+    r"(?:ranks? \d+(?:(?:,? and |, ?| & |-| to )\d+)*|they|the others|the rest"
+    r"|the other (?:\w+ )?(?:ranks|workers|processes|gpus)"
+    r"|the (?:surviving|remaining|healthy|collateral|waiting|victim) (?:ranks|workers|processes|gpus))"
+)
+#: held in a call ("blocked", "stuck", "sitting")
+_PARKED = r"(?:blocked|stuck|waiting|sitting|parked|hung|hanging|wedged)"
+
 #: asks for the place in the code ("where in train.py", "file:line", "what call were they in")
 ASKS_PLACE = re.compile(
     r"\bwhere in (?:the |my |our )?(?:code|script|[\w/.-]+\.py)\b"
@@ -32,6 +41,22 @@ ASKS_PLACE = re.compile(
     r" (?:were|was|are|is) (?:they|the ranks|ranks?|the others|all ranks|r?\d)"
     # "what did ranks 0 and 2 fail with, and inside which collective?"
     r"|\b(?:in|inside|within) (?:which|what) (?:call|function|collective|op)s?\b"
+    # "what were ranks 1-3 blocked in", "ranks 1,2,3 - stuck on what", "where exactly were 1-3 when …"
+    r"|\bwhat (?:were|was|are|is) " + _WHO + r" (?:\w+ ){0,2}?" + _PARKED + r" (?:in|on|inside)\b"
+    r"|\b" + _PARKED + r" (?:in|on|inside) (?:what|which)\b(?! (?:node|host|box|machine|gpu|server))"
+    # "which ranks were stuck in the allreduce", "who was in all_reduce and where was rank 2"
+    r"|\b(?:which ranks?|who) (?:were|was) (?:" + _PARKED + r" )?(?:in|inside) (?:the |a )?"
+    r"(?:all_?reduce|all_?gather|allgather|broadcast|barrier|reduce_scatter|collective)\b"
+    r"|\bwhere (?:exactly |precisely )?(?:were|was) " + _WHO + r"\b(?! (?:running|run|hosted|placed|on\b))"
+    r"(?=.*\b(?:when|while|as)\b)"
+)
+
+#: of those, the asks of where the other ranks were held ("what were ranks 1-7 stuck in?"): answered
+#: here only when their tracebacks say where, else by the collective's answer (seq, op, size)
+PARKED_Q = re.compile(
+    r"\bwhat (?:were|was|are|is) " + _WHO + r" (?:\w+ ){0,2}?" + _PARKED + r" (?:in|on|inside)\b"
+    r"|\b" + _PARKED + r" (?:in|on|inside) (?:what|which)\b"
+    r"|\bwhere (?:exactly |precisely )?(?:were|was) " + _WHO + r"\b(?=.*\b(?:when|while|as)\b)"
 )
 
 #: the question is about the other ranks too ("vs the other three", "each rank", "the rest")
@@ -40,6 +65,7 @@ _OTHERS = re.compile(
     r"|\bwaiting\b|\bsitting\b|\bparked\b|\bstuck\b|\bblocked\b"
     r"|\bcall ?sites\b|\bmismatch\w*\b"  # "both call sites", "the lines that show the mismatch"
     r"|\b(?:were|was) the ranks\b"  # "which function were the ranks in"
+    r"|\b(?:surviving|remaining|collateral|victim) ranks\b|\bwho (?:was|were) in\b"
 )
 
 #: a bare ask for the place ("file:line for the ticket", "and file:line?")
@@ -53,6 +79,8 @@ def place(c: Ctx, m: Match) -> Reply | None:
     if ini is None or not ASKS_PLACE.search(text):
         return None
     coll = c.view.with_role("collateral")
+    if PARKED_Q.search(text) and not _others(c, coll)[0]:
+        return None  # "what were ranks 1-7 stuck in?" and no traceback of theirs says: the collective's
     named = set(named_ranks(text))
     alone = _BARE.search(text) is not None  # "file:line for the ticket": the first rank's line
     if not (named & {r.rank for r in coll}) and not _OTHERS.search(text) and not alone:

@@ -14,7 +14,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import slack as t
-from knowledge import answer_dumps, answer_launcher, answer_volume
+from knowledge import answer_dumps, answer_launch, answer_launcher, answer_volume
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.glossary import Term, find
 from knowledge.intents import Match
@@ -265,6 +265,8 @@ def port(c: Ctx, m: Match) -> Reply | None:
     if ini is None:
         return None
     what = t.category_words(c.view.category)  # no port in any kept line: say so, and what it was instead
+    if (told := answer_launch.port_told(c, what, ini.rank)) is not None:  # the launch line's MASTER_PORT
+        return reply("port", told[0], [told[1], *c.view.key_line()])
     return reply("port", tf.PORT_NONE.format(what=what, rank=ini.rank), c.view.key_line())
 
 

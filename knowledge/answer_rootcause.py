@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import slack as t
-from knowledge import answer_overview
+from knowledge import answer_overview, answer_save_copy
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import rank_numbers
@@ -28,6 +28,7 @@ def summary(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if got is None or ini is None or not CAUSE_Q.search(m.text):
         return got
+    got = answer_save_copy.with_root(c, got)  # a save's copy on every rank: the copy and where it is built
     e = rank_numbers(c.view, ini).exit
     if e is None:
         return got

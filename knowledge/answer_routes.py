@@ -28,6 +28,7 @@ from knowledge import (
     answer_doubt_quote,
     answer_dumps,
     answer_ending,
+    answer_errline,
     answer_evidence,
     answer_facts,
     answer_fixdoubt,
@@ -66,6 +67,7 @@ from knowledge import (
     answer_rerun,
     answer_rootcause,
     answer_said_where,
+    answer_save_copy,
     answer_secrets,
     answer_silent,
     answer_spans,
@@ -74,13 +76,17 @@ from knowledge import (
     answer_summary_why,
     answer_sure,
     answer_tally,
+    answer_teardown,
     answer_time_limit,
     answer_triage,
     answer_trial,
     answer_untimed,
+    answer_victims,
     answer_waitout,
     answer_whatif,
+    answer_window,
     answer_world,
+    answer_xid_code,
     answer_xid_facts,
     answer_yesno,
 )
@@ -154,7 +160,7 @@ HANDLERS: dict[str, Handler] = {
     "phase": answer_overview.phase,
     "memory": answer_memory.answer,
     "hang": answer_overview.hang,
-    "show_lines": answer_code.show_lines,
+    "show_lines": answer_code_cause.show_lines,
     "code": answer_code_cause.where_in_code,
     "batch": answer_code.batch,
     "debug": answer_overview.debug,
@@ -197,6 +203,11 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_platform.platform_or_ours, False),  # "platform issue or ours? tell the HPC team?"
     (answer_platform.dmesg_before_return, False),  # "check dmesg before putting it back?": yes, how
     (answer_norank.no_such_rank, False),  # "did rank 5 enter SeqNum 5?" on a 4-rank job: no rank 5
+    (answer_errline.flag, False),  # "could this be an IPv6 binding issue?": `useIpv6: false` as printed
+    (answer_errline.started, False),  # "did any rank actually get going?": no worker started
+    (answer_errline.before_limit, False),  # "what do I add so it saves before the time limit?"
+    (answer_teardown.stopped, False),  # "pids torchrun SIGTERMed + exit codes?": the sends, the summary
+    (answer_teardown.order, False),  # "SIGTERMs before or after rank 3's -11? exact times": in order, why
     (answer_world.world, False),  # "world_size=4 here, world 8 there: which is it?": the ranks shown
     (answer_compare.slurm_states, False),  # "what would slurm show if this were preemption?"
     (answer_compare.instead, False),  # "confidence only 0.46, what would make you call it a hang?"
@@ -216,6 +227,9 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
         answer_waitout.waited_out,
         False,
     ),  # "why 10 min of nothing after rank 5 died?": the timeout they sat out
+    (answer_victims.slow_notice, False),  # "why did they take ten minutes to notice?": the timeout
+    (answer_victims.change_call, False),  # "died in reduce_metric: change it, or victims?": where they waited
+    (answer_victims.waited_proof, False),  # "evidence 1 and 3 waited on 2, not the other way?": their errors
     (answer_memlimit.limit_or_ram, False),  # "box out of RAM or a cgroup/--mem limit? any MaxRSS/dmesg?"
     (answer_dumps.dump_file, False),  # "what is nccl_trace_rank_2? binary when i cat it": a pickled dump
     (answer_triage.timeout_value, False),  # "is 10000ms the default? just bump it?": ours, and no
@@ -226,6 +240,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_compare.code, False),  # "which error code did the socket return?": as the line prints it
     (answer_blame.order_claim, False),  # "did ranks 1-3 fail before rank 0?": no, who failed first
     (answer_blame.blame_call, False),  # "is the barrier the bug?": no, where they waited and on whom
+    (answer_save_copy.option_blamed, False),  # "is full_state_dict=True the culprit?": yes, the copy it built
     (answer_sure.sure_of_rank, False),  # "how sure are you it was rank 3?" when rank 3 was inferred
     (answer_premise_cause.writer_reason, False),  # "rank 0 got killed because it writes the ckpt?"
     (answer_yesno.crash_claim, False),  # "the worker on rank 3 segfaulted, right?": who started it
@@ -247,6 +262,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_hungdead.quiet_for, False),  # "how long was rank 2 quiet before the others gave up?"
     (answer_guesses.hang_guess, False),  # "it was hang maybe?": checked first
     (answer_guesses.allocator_try, False),  # "cant we just set expandable_segments?"
+    (answer_xid_code.code_guess, False),  # "couldn't it be a CUDA kernel bug?" on Xid 79: no, why
     (answer_xid_facts.xid_facts, False),  # "how do we know the Xid is rank 5's GPU? earlier Xids?"
     (answer_node.whose_gpu, False),  # "xid says pid=…, no NCCL pid matches: how do we know it's rank 5's?"
     (answer_said_where.where_said, False),  # "where does it say the disk is full?": the lines, the check
@@ -256,6 +272,8 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_around.steps_done, False),  # "how many steps completed before the crash?": the last step
     (answer_job.job_and_step, False),  # "JOB 991 vs STEP 991.0 lines?": the job, its step, one event
     (answer_silent.own_output, False),  # "anything in rank 3's stderr?": what the silent rank wrote
+    (answer_window.window, False),  # "paste what rank 5 logged between step 2000 and the OOM"
+    (answer_window.beside, False),  # "anything besides training right before, uploads?": those lines
     (answer_around.around, False),  # "printed on rank 5 right before the OOM / after the Xid?"
     (answer_printed.printed, False),  # "does the log print X=true anywhere, or is it inferred?"
     (answer_hostmem.host_each, False),  # "host RAM of each rank?": the kernel's kill line, the rest unknown

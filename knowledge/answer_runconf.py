@@ -16,6 +16,8 @@ from collections.abc import Callable
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_runconf as tx
+from denpex.core.texts import followups_runfacts as tr
+from knowledge import answer_checks, answer_envvar, answer_logged
 from knowledge.answer_asks import said, with_lead
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, at, rank_list, ref, reply
@@ -24,7 +26,11 @@ _LAUNCHER_Q = re.compile(
     r"\b(?:via|with|by|using|through|under) (?:torchrun|srun|deepspeed|mpirun|accelerate)\b"
     r"|\b(?:which|what) launcher\b|\blauncher (?:was|did we|we) use\w*\b|\blaunched (?:with|via|by)\b"
     r"|\b(?:torchrun|srun) or (?:torchrun|srun|deepspeed|mpirun)\b"
+    # "backend + launcher for this one?", "comm backend and launcher?": the launcher listed as a fact
+    r"|\blauncher\s*(?:[?+&/,]|$|and\b|for (?:this|the|that)\b|in use\b|used\b)"
 )
+#: the collective backend listed as a fact ("backend + timeout value in use?"), not rdzv's
+_BACKEND_Q = re.compile(r"(?<!rdzv )(?<!rdzv-)(?<!rendezvous )\bbackend\b")
 _CMDLINE_Q = re.compile(
     r"\b(?:cmd ?line|command ?line|cmdline)\b|\b(?:torchrun|launch|launcher|full) (?:args|arguments)\b"
     r"|\bargs (?:were |we )?passed\b|\brdzv\b|\bnnodes\b|\bexact (?:torchrun|launch) (?:command|cmd)\b"
@@ -36,6 +42,8 @@ _PYTHON_Q = re.compile(
 _SCRIPT_Q = re.compile(
     r"\bscript(?:s)? (?:name|path)\b|\bname of the script\b|\b(?:which|what) (?:training )?script\b"
     r"|\bentry ?point\b|\bscript name\b"
+    # "launch setup for the repro - world size, steps, script": the script listed as a fact
+    r"|(?:[,+/&]|\band)\s*(?:the |training |entry )?script\b(?!\s+(?:was|is|did|does|failed|crashed))"
 )
 _TOTAL_Q = re.compile(r"\btotal steps\b|\bsteps configured\b|\bmax_steps\b|\bhow many steps\b|\b\d+-step\b")
 #: an environment variable asked by name, or the environment as a whole
@@ -89,7 +97,10 @@ def _launcher(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
 
 
 def _first(c: Ctx, rx: re.Pattern[str]) -> tuple[re.Match[str], EvidenceLine] | None:
-    for ln in pool(c):
+    """The first kept line `rx` finds, the set-up, version and settings lines too (a launch line's
+    `MASTER_ADDR=gpu-01` is printed: never "not shown")."""
+    facts = c.d.facts
+    for ln in [*pool(c), *facts.setup, *facts.versions, *facts.settings]:
         if (found := rx.search(ln.text)) is not None:
             return found, ln
     return None
@@ -145,8 +156,10 @@ def _env(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
     names = [n.upper() for n in dict.fromkeys(_ENV_NAME.findall(text))]
     if "async error handling" in text and "NCCL_ASYNC_ERROR_HANDLING" not in names:
         names.append("NCCL_ASYNC_ERROR_HANDLING")
-    if _ENV_ADVICE.search(text) or not (
-        _ENV_Q.search(text) or (names and re.search(r"\b(?:set|on)\b", text))
+    if (
+        _ENV_ADVICE.search(text)
+        or answer_envvar.wanted(c, text)
+        or not (_ENV_Q.search(text) or (names and re.search(r"\b(?:set|on)\b", text)))
     ):
         return "", []
     said_, lines, unseen = [], [], []
@@ -157,6 +170,8 @@ def _env(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
             continue
         said_.append(tx.ENV_SEEN.format(name=name, text=hit[1].text.strip()[:160], ref=ref(hit[1])))
         lines.append(hit[1])
+    if not names and (logged := answer_logged.env_settings(c))[0]:
+        return logged  # "dump every env var the logs show": the `NAME=value` settings they print
     if unseen or not names:
         listed = " and ".join(unseen) if unseen else "The environment variables this job ran with"
         single = len(unseen) == 1
@@ -242,6 +257,20 @@ def _settings(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
     return " ".join(f"{ref(ln)}: `{ln.text.strip()[:200]}`." for ln in lines[:2]), lines[:2]
 
 
+def with_backend(c: Ctx, text: str, got: Reply) -> Reply:
+    """ "Backend + timeout value in use?": `got` with the collective backend the failure lines name,
+    when the message lists it and the answer (another ask's, the timeout's) does not say it."""
+    if not _BACKEND_Q.search(text) or got.intent == "backend":
+        return got
+    found = answer_checks.backend_of(c)
+    lead = tr.BACKEND.format(name=found[0], ref=ref(found[1])) if found else tr.BACKEND_NONE
+    if lead.lower() in said(got):
+        return got
+    if got.intent == "help":
+        return reply("backend", lead, [found[1]] if found else [])
+    return with_lead(got, lead, [found[1]] if found else [])
+
+
 _PARTS: tuple[Callable[[Ctx, str], tuple[str, list[EvidenceLine]]], ...] = (
     _launcher,
     _python,
@@ -255,4 +284,4 @@ _PARTS: tuple[Callable[[Ctx, str], tuple[str, list[EvidenceLine]]], ...] = (
     _settings,
 )
 
-__all__ = ["added", "script_name"]
+__all__ = ["added", "script_name", "with_backend"]

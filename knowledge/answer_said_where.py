@@ -22,6 +22,10 @@ from knowledge.answer_types import Ctx, Reply, rank_lines, ref, reply
 from knowledge.answer_where import strip_prefix
 from knowledge.intents import Match
 
+#: what the reader reads the verdict from: the traceback, the error, the logs
+_SHOWN = r"(?:traceback|stack ?trace|stack|trace|error|errors|exception|logs?|output|message)"
+#: what a line does for the verdict ("tells you", "shows", "proves")
+_TELLS = r"(?:tells?|shows?|says?|points?|proves?|indicates?|suggests?|makes?|gives? away)\b"
 #: "where does it (actually) say …", "where in my logs does it say …", "where is that printed"
 ASKS_WHERE_SAID = re.compile(
     r"\bwhere (?:in (?:my|the|our|these|those) (?:logs?|output|lines) )?(?:does|did|do) (?:it|anything|"
@@ -35,6 +39,25 @@ ASKS_WHERE_SAID = re.compile(
     # "I don't see 'No space left on device' anywhere, why does the bot say disk full?": its basis
     r"|\b(?:don'?t|do not|can'?t|cannot|never) (?:see|find)\b[^?]{0,80}\bwhy (?:does|did|do|is) "
     r"(?:it|the bot|you|denpex|the summary) (?:\w+ )?(?:say|call|claim|think)s?\b"
+)
+#: "what in the traceback tells you …", "which part of the error shows …", "how can you tell from the
+#: stack …": the lines the verdict was read from, when a claim follows (`_CLAIM`)
+_WHAT_TELLS = re.compile(
+    r"\bwhat (?:in|of|about) (?:the |this |that |my |its |rank \d+\W?s )?"
+    + _SHOWN
+    + r" (?:\w+ )?"
+    + _TELLS
+    + r"|\bwhich (?:part|bit|piece|line) of (?:the |this |that |my |its )?"
+    + _SHOWN
+    + r" (?:\w+ )?"
+    + _TELLS
+    + r"|\bhow (?:can|do|did|would|could) (?:you|we|i|it|the bot|denpex) (?:\w+ )?(?:tell|know|see|conclude"
+    r"|decide|be sure)\b[^?]{0,20}\bfrom (?:the |this |that |its |my )?" + _SHOWN + r"\b"
+)
+#: the verdict put as a claim ("this is the disk", "it's the filesystem", "rather than my code"); "which
+#: one rank 2 was" (died or stuck) is another ask
+_CLAIM = re.compile(
+    r"\b(?:this|it|that)(?:'s|s| is| was)\b|\b(?:and not|rather than|instead of|not a|not my|not our)\b"
 )
 #: the word the reader searched the logs for ("grep'd console.log for desync")
 _GREPPED = re.compile(r"\bgrep\w* (?:[\w.-]+ )?for ([a-z][\w-]*)")
@@ -53,7 +76,8 @@ MAX_QUOTE = 140
 def where_said(c: Ctx, m: Match) -> Reply | None:
     """The named words found or not, the failing rank's lines the verdict came from, then the check."""
     ini = c.view.initiating
-    if not ASKS_WHERE_SAID.search(m.text) or ini is None or not c.view.evidence:
+    asked = ASKS_WHERE_SAID.search(m.text) or (_WHAT_TELLS.search(m.text) and _CLAIM.search(m.text))
+    if not asked or ini is None or not c.view.evidence:
         return None
     kept = pool(c)
     parts: list[str] = []

@@ -36,20 +36,30 @@ _ASKS = re.compile(
     r"\bhow (?:long|much time|many (?:seconds|secs|ms|minutes|mins))\b|\bgap\b|\btiming\b"
     r"|\b(?:time|seconds|secs|ms) (?:from|between)\b|\belapsed\b"
     r"|\bdown to (?:the )?ms\b|\bmillisec\w*|\bwithin (?:a|one) second\b|\bwhat was it doing for that long\b"
+    # "when did the save start vs when the kernel killed it", "gimme both timestamps": two times asked
+    r"|\b(?:both|the two|two) (?:timestamps|times)\b|\bwhen\b[^?]{0,50}\b(?:vs\.?|versus) when\b"
+    r"|\bexact (?:time|times|timestamps?)\b"
 )
 #: each event a question can name, by the words that name it
 _NAMED: dict[str, re.Pattern[str]] = {
     "first": re.compile(r"\bfirst (?:log )?line\b|\b(?:job|run|logs?) start(?:ed)?\b"),
-    "step": re.compile(r"\blast step\b|\bstep (?:line|\d+)\b|\bstep line\b"),
+    "step": re.compile(
+        r"\blast (?:good |completed |successful |clean |logged |finished )?step\b|\bstep (?:line|\d+)\b"
+        r"|\bstep line\b"
+    ),
     "save": re.compile(r"\bsav(?:e|ing)\b|\bcheckpoint\w*|\bckpt\b|\btorch\.save\b|state_dict\b"),
     "failure": re.compile(
         r"\b(?:died|dying|die|threw|throw|thrown|crash\w*|errored|went down|failed|failing)\b"
-        r"|\b(?:rank \d+'?s?|its) (?:\w+ )?error\b"
+        r"|\b(?:rank \d+'?s?|its) (?:\w+ )?(?:error|oom)\b"
         # "the failure" (a timeout is its own event), not the launcher "reporting the failure"
         r"|(?<!reporting )(?<!reported )(?<!reports )(?<!report )"
         r"\bthe (?:failure|crash)\b(?! (?:logged|reported|report|line))"
     ),
-    "kernel": re.compile(r"\boom[- ]?kill\w*|\bxid\b|\bdmesg\b|\b(?:fell|fallen) off\b"),
+    "kernel": re.compile(
+        r"\boom[- ]?kill\w*|\bxid\b|\bdmesg\b|\b(?:fell|fallen) off\b"
+        # "when the kernel killed it", "a generic host OOM": the kernel's own OOM line
+        r"|\bkernel (?:killed|stepped in|kill\w*|step\w* in|fired|shot)\b|\b(?:host|system|cpu|ram) oom\b"
+    ),
     "teardown": re.compile(
         r"\bsigterm\w*|\bkill(?:ing|ed)? (?:things|the others|everything|them|off|the rest)\b"
         r"|\bgot killed\b|\btear\w* (?:it |everything )?down\b|\bteardown\b"
@@ -168,6 +178,7 @@ def _events(c: Ctx, year: str) -> list[Event]:
         out.append(Event("failure", name, ini.first_time, ini.first_line, _coarse(ini.first_line), not own))
     if kernel not in (None, ini.first_line) and (at := answer_timeline.iso_of(kernel, year)) is not None:
         out.append(Event("kernel", ts.EV_KERNEL, at, kernel, _coarse(kernel)))
+    out += _around_failure(c, year, save)
     if (down := answer_timeline.teardown(c, year)) is not None:
         out.append(Event("teardown", ts.EV_TEARDOWN, down.at, down.line, down.coarse))
     report = next((ln for ln in answer_quote.pool(c) if answer_story.REPORT.search(ln.text)), None)
@@ -175,6 +186,23 @@ def _events(c: Ctx, year: str) -> list[Event]:
         out.append(Event("report", ts.EV_REPORT, at, report, _coarse(report)))
     if c.view.end:
         out.append(Event("end", ts.EV_END, c.view.end, None, not re.search(r"\.\d*[1-9]", c.view.end)))
+    return out
+
+
+def _around_failure(c: Ctx, year: str, save: EvidenceLine | None) -> list[Event]:
+    """A failure line with no time of its own (a traceback): the rank's own timed lines around it (its
+    last line before, its exit line), so its window is bounded by them, not by the logs' last line."""
+    ini = c.view.initiating
+    if ini is None or ini.first_line is None or answer_timeline.iso_of(ini.first_line, year) is not None:
+        return []
+    prior = answer_more.doing_line(c, ini)
+    out = []
+    for kind, name, ln in (
+        ("prior", ts.EV_PRIOR.format(rank=ini.rank, ref=ref(prior)), prior),
+        ("exit", ts.EV_EXIT.format(rank=ini.rank), ini.exit_line),
+    ):
+        if ln is not None and ln is not save and (at := answer_timeline.iso_of(ln, year)) is not None:
+            out.append(Event(kind, name, at, ln, _coarse(ln)))
     return out
 
 

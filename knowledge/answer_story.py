@@ -130,10 +130,12 @@ def last_step(c: Ctx, year: str) -> tuple[str, int, EvidenceLine] | None:
     end = ini.first_time if ini is not None and ini.first_time else ""
     pool = [r.last_step_line for r in c.view.ranks.values() if r.last_step_line is not None]
     pool += [ln for tl in c.d.tails for ln in tl.lines]
+    pool = [ln for ln in pool if not _SAVE_WORDS.search(ln.text) and not _FAILED_WORDS.search(ln.text)]
+    progress = [ln for ln in pool if _PROGRESS.search(ln.text)]  # a step that ran, not its batch line
     best: tuple[str, int, EvidenceLine] | None = None
-    for ln in pool:
+    for ln in progress or pool:
         step = parse_step(ln.text)
-        if step is None or _SAVE_WORDS.search(ln.text):
+        if step is None:
             continue
         at = answer_timeline.iso_of(ln, year)
         if at and (not end or _not_after(at, end)) and (best is None or at > best[0]):
@@ -148,6 +150,10 @@ def _not_after(at: str, end: str) -> bool:
 
 
 _SAVE_WORDS = re.compile(r"\bsav(?:e|ing)\b|checkpoint", re.IGNORECASE)
+#: a step's failure report ("training step 2001 failed"): the step that did not complete
+_FAILED_WORDS = re.compile(r"\bfail(?:ed|ure)\b|\bERROR\b|Traceback|\w(?:Error|Exception)\b")
+#: a completed step's progress figures (`step 2000/6000 loss=1.49 lr=…`)
+_PROGRESS = re.compile(r"\b(?:loss|lr|grad_norm|mem_alloc|tokens/s|it/s|samples/s)\b", re.IGNORECASE)
 
 
 def when(c: Ctx, m: Match) -> Reply | None:

@@ -14,7 +14,7 @@ import re
 
 from denpex.core.models import Alternative
 from denpex.core.texts import followups_summary as ts
-from knowledge import answer_compare, answer_more, answer_pid
+from knowledge import answer_compare, answer_more, answer_pid, answer_teardown
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -48,8 +48,8 @@ _ABOUT_RANK = re.compile(
 def confidence_why(c: Ctx, m: Match) -> Reply | None:
     """ "Why is the confidence only X?": the figure, the runner-up and its score, and what is lacking."""
     text = m.text.lower()
-    if not (_CONF_Q.search(text) and _WHY_CONF.search(text)) or _ALSO_Q.search(text):
-        return None
+    if not (_CONF_Q.search(text) and _WHY_CONF.search(text)) or _ALSO_Q.search(text) or named_alts(c, text):
+        return None  # "the teardown alternative has the same confidence, couldn't it be that?": that one
     if _ABOUT_RANK.search(text) or answer_compare.INSTEAD_Q.search(text):
         return None  # "what would push you to call it X instead?": what tells them apart, not the gaps
     v, ini = c.view, c.view.initiating
@@ -87,6 +87,8 @@ def borrowed_time(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if ini is None or ini.first_line is None or not _BORROW_Q.search(m.text.lower()):
         return None
+    if answer_teardown.ORDER_Q.search(m.text) and answer_teardown.order(c, m) is not None:
+        return None  # "do the SIGTERMs come before the -11 line?": the launcher's lines, in order
     if not ini.borrowed:
         return reply(
             "when",
@@ -118,11 +120,14 @@ def also_possible(c: Ctx, m: Match) -> Reply | None:
     """ "What does 'Also possible: X' mean, why wasn't it picked?": its score, why it lost, the check."""
     text = m.text.lower()
     alts = [a for a in c.d.alternatives if a.confidence > 0]
-    named = [a for a in alts if a.id.lower() in text]
+    named = named_alts(c, text)
     if not alts or not (_ALSO_Q.search(text) or named):
         return None
     v, ini = c.view, c.view.initiating
-    lead = ts.ALSO_LEAD.format(verdict=v.title or v.category, conf=v.confidence)
+    tied = (named or alts)[0].confidence >= v.confidence
+    lead = (ts.ALSO_LEAD_TIED if tied else ts.ALSO_LEAD).format(
+        verdict=v.title or v.category, conf=v.confidence
+    )
     for a in named or alts[:2]:
         lead += ts.ALSO_ONE.format(title=a.title, id=a.id, alt=a.confidence, why=a.why or "weaker evidence")
     lead += _check(c, (named or alts)[0])
@@ -133,6 +138,31 @@ def also_possible(c: Ctx, m: Match) -> Reply | None:
         lead += " " + answer_more.doing(c, ini, lead.lower())
         shown = [*shown, last]
     return reply("alternatives", lead, shown)
+
+
+#: a challenged alternative's own noun ("the teardown alternative", "the launcher-teardown one")
+_CHALLENGE_NOUN = r"(?:alternative|option|theory|explanation|hypothesis|candidate|one)"
+#: words of an alternative's id that name no failure mode by themselves
+_GENERIC = {"nccl", "cuda", "error", "errors", "failure", "timeout", "report", "crash", "worker"}
+
+
+def named_alts(c: Ctx, text: str) -> list[Alternative]:
+    """The scored alternatives the message names: by id, or by a word of the id the verdict's own id and
+    title lack, right before the noun that challenges it ("the teardown alternative" for
+    `sigterm-elastic-teardown`; not "the elastic agent's summary")."""
+    low = text.lower()
+    alts = [a for a in c.d.alternatives if a.confidence > 0]
+    named = [a for a in alts if a.id.lower() in low]
+    if named:
+        return named
+    own = set(re.split(r"[\W_]+", f"{c.entry.id if c.entry else ''} {c.view.title or ''}".lower()))
+    skip = _GENERIC | own
+    words = {a.id: [w for w in a.id.lower().split("-") if len(w) >= 5 and w not in skip] for a in alts}
+    return [
+        a
+        for a in alts
+        if any(re.search(rf"\b{w}(?:[- ][\w-]+)? {_CHALLENGE_NOUN}\b", low) for w in words[a.id])
+    ]
 
 
 def _check(c: Ctx, alt: Alternative) -> str:
@@ -172,6 +202,7 @@ __all__ = [
     "borrowed_time",
     "confidence_why",
     "kill_tie",
+    "named_alts",
     "no_node",
     "verify_expect",
     "whole",

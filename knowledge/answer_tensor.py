@@ -26,6 +26,8 @@ ASKS_SIZE = re.compile(
     # "which collective were they stuck in, and how big was it?": the collective named, its size asked
     r"|\b(?:collective|allreduce|all_reduce|all_gather|allgather|reduce_scatter|broadcast)\b[^?]{0,60}?"
     r"\bhow (?:big|large) (?:was|is) (?:it|that|that one)\b"
+    # "how many elements was it?", "the element count of the stuck all-reduce", "number of elements"
+    r"|\bhow many elements\b|\belement ?counts?\b|\bnumber of elements\b|\bcount of elements\b"
 )
 _WORK = re.compile(r"SeqNum=(\d+), OpType=(\w+), NumelIn=(\d+), NumelOut=(\d+)")
 #: bytes per element of the usual training dtypes, for the size the line cannot give in bytes

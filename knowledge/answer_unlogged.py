@@ -68,7 +68,11 @@ LOADER_SETTINGS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     ("prefetch_factor", re.compile(r"\bprefetch_factor\b"), re.compile(r"\bprefetch_factor\s*[=:]\s*(\d+)")),
 )
-_USED_Q = re.compile(r"\b(?:what|which)\b[^?]{0,40}\b(?:using|used|use|was|were|set to|had)\b")
+_USED_Q = re.compile(
+    r"\b(?:what|which)\b[^?]{0,40}\b(?:using|used|use|was|were|set to|had)\b"
+    # "what learning rate do the training logs show?": the value the lines print
+    r"|\b(?:what|which)\b[^?]{0,40}\b(?:logs?|lines?|output) (?:\w+ )?(?:show|print|say|report|give)\w*\b"
+)
 
 
 def kernel(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:

@@ -16,8 +16,10 @@ import re
 from collections.abc import Callable
 
 from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups_savecopy as ts
 from denpex.core.texts import followups_whatif as tw
 from denpex.core.texts import slack as t
+from knowledge import answer_save_copy
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, gib, ref, reply
 from knowledge.answer_whatif_memory import batch_shape, copies, doing_note, lasting_fix, rss_note
@@ -61,6 +63,7 @@ def lever_name(handler: Callable[[Ctx, Match], Reply | None]) -> str:
         workers: tw.NAME_WORKERS,
         precision: tw.NAME_PRECISION,
         scale: tw.NAME_SCALE,
+        answer_save_copy.sharded: ts.NAME_SHARDED,
     }
     return names.get(handler, "")
 
@@ -75,6 +78,7 @@ def levers(text: str) -> list[Callable[[Ctx, Match], Reply | None]]:
             (WORKERS_Q, workers),
             (PRECISION_Q, precision),
             (SCALE_Q, scale),
+            (answer_save_copy.SHARDED_Q, answer_save_copy.sharded),  # "would saving sharded fix it?"
         )
         if (hit := next((h for h in pattern.finditer(text) if not _in_place(text, h)), None)) is not None
     ]

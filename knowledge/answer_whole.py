@@ -12,31 +12,56 @@ from collections.abc import Callable
 
 from knowledge import (
     answer_agent,
+    answer_alloc_small,
     answer_chain,
     answer_change,
     answer_contest,
+    answer_datafix,
+    answer_dcp_api,
+    answer_desync_change,
+    answer_died_of,
+    answer_envvar,
     answer_figures,
     answer_frames_asked,
     answer_frames_more,
     answer_gpu_ids,
     answer_grounds,
+    answer_hosts,
     answer_howto,
     answer_judge,
+    answer_kernel_cmd,
+    answer_killscope,
     answer_lastlog,
+    answer_launch,
+    answer_libframes,
+    answer_line_change,
+    answer_lineaudit,
     answer_loglines,
+    answer_named_line,
+    answer_named_more,
     answer_oom_limit,
     answer_parts,
     answer_real_ask,
     answer_redo,
+    answer_runconf,
     answer_same_save,
+    answer_scanaudit,
     answer_selfstop,
+    answer_series,
+    answer_settings_asked,
     answer_setup,
+    answer_step_stamps,
     answer_terms_job,
     answer_terse,
     answer_timedout,
+    answer_timeout_figure,
     answer_topics,
     answer_values,
+    answer_values_before,
+    answer_verify_asked,
+    answer_victims,
     answer_waited,
+    answer_xid_code,
     answer_yesno,
 )
 from knowledge.answer_types import Ctx, Reply
@@ -53,22 +78,51 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_contest.contested(ctx, whole, got)  # "why rank 2 and not 0?", "how sure?"
     got = answer_topics.complete(whole.text, got, asked)  # "impact: step lost, nodes involved"
     got = answer_yesno.recheck(ctx, whole.text, got, asked)  # "the timeout was 10 s?"
+    got = answer_timeout_figure.with_figure(ctx, whole.text, got, asked)  # "exact value pls", "set where?"
+    got = answer_runconf.with_backend(ctx, whole.text, got)  # "backend + timeout value in use?"
+    got = answer_envvar.with_var(ctx, whole.text, got)  # "which env var reports the mismatch?"
     got = answer_change.with_change(ctx, whole, got)  # "…, and what do I flip in ds_config?"
+    got = answer_line_change.with_line_change(ctx, whole.text, got)  # "what to change around line 174?"
+    got = answer_values_before.with_values(ctx, whole.text, got)  # "lr and grad_norm just before the save?"
     got = answer_redo.stated_step(ctx, whole.text, got)  # "at step 40 of 100, redo it all?"
     got = answer_oom_limit.with_limit(ctx, whole.text, got)  # "and what limit was it up against?"
     got = answer_same_save.with_save(ctx, whole.text, got)  # "die at the same save again?"
     got = answer_gpu_ids.with_ids(ctx, whole.text, got)  # "local gpu index?", "same pid?"
     got = answer_agent.with_agent(ctx, whole.text, got)  # "torchrun agent pid?", "static or c10d?"
     got = answer_frames_asked.with_frames(ctx, whole.text, got)  # "which line in save_checkpoint?"
+    got = answer_libframes.with_lib_frames(ctx, whole.text, got)  # "where in torch: gather or file write?"
+    got = answer_alloc_small.with_small(ctx, whole, got)  # "what does `… 16777216 bytes` mean? seems tiny"
     got = answer_values.with_values(ctx, whole.text, got)  # "what is SeqNum 48213?"
     got = answer_grounds.with_grounds(ctx, whole.text, got)  # "tied 0.46, why desync?", "no ENOSPC line?"
     got = answer_terms_job.with_terms(ctx, whole.text, got)  # "what's a collateral rank?", "core dump?"
     got = answer_howto.with_howto(ctx, whole.text, got)  # "find the op that makes the nan", "my 10s timeout?"
     got = answer_lastlog.with_last(ctx, whole.text, got)  # "rank 2 went quiet - last thing it logged?"
+    got = answer_step_stamps.with_stamps(ctx, whole.text, got)  # "step 40 stamps?", "rank 2 behind?"
+    got = answer_kernel_cmd.with_command(ctx, whole.text, got)  # "no dmesg: what do I run, which pid?"
+    got = answer_desync_change.with_change(ctx, whole.text, got)  # "rewrite reduce_metric how?"
     got = answer_timedout.with_timed_out(ctx, whole.text, got)  # "when did they time out?"
     got = answer_waited.with_wait(ctx, whole.text, got)  # "how long did the other gpus sit waiting?"
     got = answer_frames_more.with_more(ctx, whole.text, got)  # "python stack?", "which peer port?"
     got = answer_chain.with_chain(ctx, whole.text, got)  # "first exception in the chain?"
     got = answer_selfstop.with_self_stop(ctx, whole.text, got)  # "platform angle, or did it stop itself?"
     got = answer_setup.with_setup(ctx, whole.text, got)  # "which model?", "world size 4 vs 8?"
-    return answer_loglines.with_lines(ctx, whole.text, got)  # "quote the launcher line", "which port each?"
+    got = answer_series.with_series(ctx, whole, got)  # "trending up? give me the values rank 0 logged"
+    got = answer_hosts.with_hosts(ctx, whole.text, got)  # "blast radius by host: which ranks on each?"
+    got = answer_died_of.with_died_of(ctx, whole, got)  # "they all died too. what did they die of?"
+    got = answer_killscope.with_scope(ctx, whole.text, got)  # "did it kill my whole job or just one?"
+    got = answer_settings_asked.with_settings(ctx, whole.text, got)  # "which deepspeed settings made it?"
+    got = answer_verify_asked.with_verify(ctx, whole, got)  # "how do I know it worked, what to check?"
+    got = answer_launch.with_launch(ctx, whole.text, got)  # "MASTER_ADDR/PORT?", "launcher, steps?"
+    got = answer_victims.with_died(ctx, whole.text, got)  # "… compared to what rank 2 died with?"
+    got = answer_victims.with_own_log(ctx, whole.text, got)  # "rank 5 own log say what? not dmesg"
+    got = answer_xid_code.with_not_code(ctx, whole.text, got)  # "what is Xid 79? something in my code?"
+    got = answer_xid_code.with_back_in(ctx, whole.text, got)  # "what to run before gpu-02 goes back?"
+    got = answer_datafix.with_data_fix(ctx, whole.text, got)  # "how should I restructure the dataset code?"
+    got = answer_datafix.with_pointer(ctx, whole.text, got)  # "sure it isn't the workers? what points else"
+    got = answer_loglines.with_lines(ctx, whole.text, got)  # "quote the launcher line", "which port each?"
+    got = answer_lineaudit.complete(ctx, whole.text, got, asked)  # "time from which line?", "which worker?"
+    got = answer_named_line.with_named(ctx, whole.text, got)  # "what does the WARNING line say?"
+    got = answer_named_more.with_audit(ctx, whole.text, got)  # "no timestamp: where is the time from?"
+    got = answer_scanaudit.with_audit(ctx, whole.text, got)  # "files and ranks scanned?", "runner-up?"
+    got = answer_scanaudit.with_rank_facts(ctx, whole.text, got, asked)  # "all in the same op?"
+    return answer_dcp_api.fit(ctx, got)  # the entry's FSDP1 cause and fix said in the job's DCP API too

@@ -13,6 +13,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_review as tr
+from knowledge import answer_xid_code
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_types import rank_list as rl
@@ -32,6 +33,9 @@ ASKS_OWNER = re.compile(
     r"\bhow (?:do|did|can|would) (?:we|you|i|they) (?:know|tell|link|tie|map|match)\b.{0,40}\bxid\b"
     r"|\bxid\b.{0,40}\b(?:is|was|belongs? to|maps? to|from) (?:rank \d+|that rank|its|their)\b.{0,20}\bgpu\b"
     r"|\bpid \d+\b.{0,30}\b(?:isn\W?t|is not|not|never)\b.{0,15}\b(?:in|anywhere)\b"
+    # "xid pid is 45121 - is that actually rank 5s proc?", "does that pid belong to rank 5?"
+    r"|\bpid\b.{0,60}\b(?:rank ?\d+s?|that rank|its|their) (?:proc|process|pid|worker)\b"
+    r"|\bpid\b.{0,40}\b(?:belongs? to|from|of) (?:rank ?\d+|that rank)\b"
 )
 _PID = re.compile(r"\bpid=(\d+)")
 
@@ -70,7 +74,9 @@ def _owner(c: Ctx, ini: RankView, pci: str, line: EvidenceLine) -> str:
         return f"{said} " + tr.XID_PID_FOUND.format(
             pid=pid.group(1), ref=ref(also), text=strip_prefix(also.text)[:120]
         )
-    return f"{said} " + tr.XID_PID.format(pid=pid.group(1), rank=ini.rank)
+    said = f"{said} " + tr.XID_PID.format(pid=pid.group(1), rank=ini.rank)
+    own = answer_xid_code.nccl_pid(c, ini.rank, pid.group(1))  # the rank's own pid, by its NCCL line
+    return f"{said} {own[0]}" if own is not None else said
 
 
 def _own_error(c: Ctx, ini: RankView, line: EvidenceLine) -> tuple[str, EvidenceLine] | None:

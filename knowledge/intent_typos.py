@@ -44,6 +44,9 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "step": ("stp",),
     "crash": ("crsh", "carsh"),
     "resume": ("resum", "reusme", "rsume"),
+    # the word typed in the asker's own language ("only one nó in this job?", "cuántos nodos")
+    "node": ("nó", "nodo", "nœud", "noeud", "knoten"),
+    "nodes": ("nós", "nodos", "nœuds", "noeuds"),
 }
 _TYPOS = tuple(
     (re.compile(r"(?<![\w/-])(?:" + "|".join(re.escape(t) for t in typos) + r")(?![\w/-])"), word)

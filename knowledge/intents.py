@@ -82,9 +82,10 @@ def tokens(text: str) -> list[str]:
     return [_stem(SYNONYMS.get(w, w)) for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
-#: a span of ranks in shorthand (`r1-r3`, `rank 0-2`, `r0 to 3`): read as `ranks 1-3`, low to high only
+#: a span of ranks in shorthand (`r1-r3`, `rank 0-2`, `r0 to 3`): read as `ranks 1-3`, low to high only;
+#: `rank 3 -11` (a space before the dash only) is rank 3's exit code, not a span
 _SPAN = re.compile(
-    r"(?<![\w-])(?:r|rks?|rnks?|ranks?)[ #]?(\d{1,5}) ?(?:-|to) ?(?:r|rk|rnk|rank)?(\d{1,5})\b"
+    r"(?<![\w-])(?:r|rks?|rnks?|ranks?)[ #]?(\d{1,5})(?: ?- |-| ?to ?)(?:r|rk|rnk|rank)?(\d{1,5})\b"
 )
 
 

@@ -78,7 +78,15 @@ from tests.slack.test_followups_round33c import CASES as ROUND33C
 from tests.slack.test_followups_round33d import CASES as ROUND33D
 from tests.slack.test_followups_round33e import CASES as ROUND33E
 from tests.slack.test_followups_round33f import CASES as ROUND33F
+from tests.slack.test_followups_round34a import CASES as ROUND34A
+from tests.slack.test_followups_round34b import CASES as ROUND34B
+from tests.slack.test_followups_round34c import CASES as ROUND34C
+from tests.slack.test_followups_round34d import CASES as ROUND34D
+from tests.slack.test_followups_round34e import CASES as ROUND34E
 from tests.slack.test_followups_round34z import CASES as ROUND34Z
+from tests.slack.test_followups_round35a import CASES as ROUND35A
+from tests.slack.test_followups_round35b import CASES as ROUND35B
+from tests.slack.test_followups_round35c import CASES as ROUND35C
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -148,7 +156,15 @@ FACTS = (
     + ROUND33D
     + ROUND33E
     + ROUND33F
+    + ROUND34A
+    + ROUND34B
+    + ROUND34C
+    + ROUND34D
+    + ROUND34E
     + ROUND34Z
+    + ROUND35A
+    + ROUND35B
+    + ROUND35C
     + LEVERS
 )
 

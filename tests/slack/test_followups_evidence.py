@@ -77,6 +77,8 @@ def test_which_checkpoint_and_which_line_against_the_others(answerers: dict[str,
         ("where were r1-r3", "where were ranks 1-3"),
         ("rank 0 to 2 doing?", "ranks 0-2 doing?"),
         ("r5-r0 gap", "rank 5-r0 gap"),  # not a span: high to low
+        ("rank 3 - 11 stuck?", "ranks 3-11 stuck?"),
+        ("why did rank 3's -11 come first", "why did rank 3 -11 come first"),  # an exit code, not 3 to 11
         ("cmd to check space", "command to check space"),
         ("tb on r0", "traceback on rank 0"),
     ],

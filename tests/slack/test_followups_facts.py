@@ -179,7 +179,7 @@ CASES: list[Case] = [
         "checkpoint_oom",
         "what else could it be?",
         "alternatives",
-        ["runner-up", "System Memory OOM on FSDP Checkpoint Save", "0.57"],
+        ["runner-up", "Host RAM Exhausted Saving, Exporting or Loading a Checkpoint", "0.65"],
         ["Nothing else scored close"],
     ),
     ("checkpoint_oom", "is it safe to restart as is?", "restart", ["Not as is", "Deterministic"], []),
@@ -190,7 +190,7 @@ CASES: list[Case] = [
         "checkpoint_oom",
         "what is low_cpu_mem_usage?",
         "explain",
-        ["second full copy", "This job's fix uses"],
+        ["second full copy"],  # the FSDP entry's fix does not use it (the earlier entry's did)
         [],
     ),
     # --- desync: rank 3 entered another collective; ranks 0-2 timed out (gloo, real torchrun job)

@@ -39,7 +39,7 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     (
         "checkpoint_oom",
         "besides host RAM what else could it be, and which command tells them apart?",
-        ["what tells them apart", "free -g"],
+        ["what tells them apart", "free -g|MaxRSS"],
         [],
     ),
     (

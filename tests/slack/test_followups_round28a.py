@@ -55,7 +55,8 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     (
         "checkpoint_oom",
         "why wasn't the fsdp-full-state-dict-cpu-oom under 'Also possible' picked instead?",
-        ["0.57", "score 7.0", "DefaultCPUAllocator"],
+        # it is the verdict since the tenth session (0.74; it was the 0.57 runner-up before)
+        ["0.74", "checkpoint-cpu-alloc-oom", "DefaultCPUAllocator"],
         [],
     ),
     (

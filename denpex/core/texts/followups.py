@@ -243,6 +243,8 @@ NOT_THE_KILLER_OTHER = (
     "failed with {what}. Check `dmesg -T | grep -i oom` (the kernel log) on its node to be sure."
 )
 TIMEOUT_WAS = "The timeout was {timeout}, from the watchdog's `Timeout(ms)`."
+#: the timeout with the token its line prints (`Timed out waiting 10000ms`, `Timeout(ms)=600000`)
+TIMEOUT_WAS_RAW = "The timeout was {timeout} (`{raw}` in the logs)."
 RMA_NEXT = "Next: {step}"
 LAST_STEP = "Rank {rank}'s last logged step was {step}{total}."
 WENT_QUIET = "Rank {rank}'s last line was at {at} UTC ({ref}: `{text}`); after that it wrote nothing."

@@ -38,3 +38,6 @@ EV_CANCEL = "the cancellation"
 EV_WATCHDOG = "the others' watchdog timeout"
 EV_FIRST_NOT_STEP = "the logs' first line (step 1's own line was not kept)"
 EV_RANK_ERROR = "rank {rank}'s own error line"
+#: the failing rank's own timed lines around a failure line without a time: its last line before, its exit
+EV_PRIOR = "rank {rank}'s last line before it ({ref})"
+EV_EXIT = "rank {rank}'s exit line"

@@ -33,6 +33,11 @@ ALSO_LEAD = (
     "'Also possible' lists another failure mode that fits some of these lines but scored lower than the"
     " verdict, *{verdict}* ({conf:.2f})."
 )
+#: the alternative asked about scored as high as the verdict: a tie, not a lower score
+ALSO_LEAD_TIED = (
+    "'Also possible' lists another failure mode that fits some of these lines and here scored as high as"
+    " the verdict, *{verdict}* ({conf:.2f}): a tie the logs do not break."
+)
 ALSO_ONE = " *{title}* ({id}) scored {alt:.2f}: {why}."
 ALSO_CHECK = " To tell them apart: the verdict's check is `{verify}`; for *{title}*: {shows}"
 ALSO_LINE = " The verdict rests on rank {rank}'s {ref}: `{text}`."

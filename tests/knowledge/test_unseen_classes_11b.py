@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
-from tests.knowledge.unseen import check_case
+from tests.knowledge.unseen import check_case, pre, tb
 
 Run = Callable[[Path], Diagnosis]
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU {g} has a total capacity of 79.10 GiB of which 1.22 GiB is free. Including non-PyTorch memory, this process has 77.86 GiB memory in use. Of the allocated memory 71.30 GiB is allocated by PyTorch, and 4.98 GiB is reserved by PyTorch but unallocated."
@@ -24,21 +24,8 @@ OOM_OLD = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.
 SP = "/opt/conda/lib/python3.10/site-packages"
 
 
-def pre(p: str, lines: list[str]) -> str:
-    return "\n".join(p + line for line in lines) + "\n"
-
-
 def wd(rank: int, seq: int = 30211, op: str = "_ALLGATHER_BASE") -> str:
     return f"[rank{rank}]:[E ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=1048576, NumelOut=8388608, Timeout(ms)=1800000) ran for 1800095 milliseconds before timing out."
-
-
-def tb(frames: list[tuple[str, int, str, str]], err: str) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for f, line, fn, code in frames:
-        out.append(f'  File "{f}", line {line}, in {fn}')
-        out.append(f"    {code}")
-    out.append(err)
-    return out
 
 
 CASES: dict[str, tuple[dict[str, str], str, int | None]] = {}

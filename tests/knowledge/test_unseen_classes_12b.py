@@ -16,25 +16,12 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
-from tests.knowledge.unseen import check_case
+from tests.knowledge.unseen import check_case, pre, tb
 
 Run = Callable[[Path], Diagnosis]
 SP = "/usr/local/lib/python3.11/dist-packages"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU {g} has a total capacity of 23.55 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 22.42 GiB memory in use. Of the allocated memory 20.87 GiB is allocated by PyTorch, and 1.09 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation."
 TRAIN_ARGS = "TrainingArguments(_n_gpu=1, bf16=True, gradient_accumulation_steps=4, learning_rate=0.0002, logging_steps=10, max_steps={m}, output_dir=/data/out/qwen-lora, per_device_train_batch_size=2, save_steps={s}, save_strategy=steps, save_total_limit=3, seed=42, warmup_ratio=0.03, )"
-
-
-def pre(p: str, lines: list[str]) -> str:
-    return "\n".join(p + line for line in lines) + "\n"
-
-
-def tb(frames: list[tuple[str, int, str, str]], err: str) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for f, line, fn, code in frames:
-        out.append(f'  File "{f}", line {line}, in {fn}')
-        out.append(f"    {code}")
-    out.append(err)
-    return out
 
 
 def bar(done: int, total: int, rate: str = "3.41s/it") -> str:

@@ -20,22 +20,11 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
-from tests.knowledge.unseen import check_case
+from tests.knowledge.unseen import check_case, pre, tb
 
 Run = Callable[[Path], Diagnosis]
 SP = "/opt/conda/lib/python3.10/site-packages"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU {g} has a total capacity of 79.15 GiB of which 1.31 GiB is free. Process 30211 has 77.82 GiB memory in use. Of the allocated memory 74.02 GiB is allocated by PyTorch, and 2.18 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"
-
-
-def tb(frames: list[tuple[str, int, str, str]], err: str) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for f, line, fn, code in frames:
-        out += [f'  File "{f}", line {line}, in {fn}', f"    {code}"]
-    return [*out, err]
-
-
-def pre(p: str, lines: list[str]) -> str:
-    return "".join(p + line + "\n" for line in lines)
 
 
 def wrap80(text: str) -> str:

@@ -21,24 +21,11 @@ import pytest
 
 from bot.slack.render import BlockKitRenderer, evidence_text
 from denpex.core.models import Diagnosis, JobRef, Scheduler
-from tests.knowledge.unseen import check_case
+from tests.knowledge.unseen import check_case, pre, tb
 
 Run = Callable[[Path], Diagnosis]
 SP = "/opt/conda/lib/python3.10/site-packages"
 API = "torch/distributed/elastic/multiprocessing/api.py"
-
-
-def pre(p: str, lines: list[str]) -> str:
-    return "\n".join(p + line for line in lines) + "\n"
-
-
-def tb(frames: list[tuple[str, int, str, str]], err: str) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for f, line, fn, code in frames:
-        out.append(f'  File "{f}", line {line}, in {fn}')
-        out.append(f"    {code}")
-    out.append(err)
-    return out
 
 
 _BACKWARD = [

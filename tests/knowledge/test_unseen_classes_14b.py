@@ -22,24 +22,11 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
-from tests.knowledge.unseen import check_case
+from tests.knowledge.unseen import check_case, pre, tb
 
 Run = Callable[[Path], Diagnosis]
 SP = "/opt/conda/lib/python3.10/site-packages"
 DP = "/usr/local/lib/python3.10/dist-packages"
-
-
-def pre(p: str, lines: list[str]) -> str:
-    return "\n".join(p + line for line in lines) + "\n"
-
-
-def tb(frames: list[tuple[str, int, str, str]], err: str) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for f, line, fn, code in frames:
-        out.append(f'  File "{f}", line {line}, in {fn}')
-        out.append(f"    {code}")
-    out.append(err)
-    return out
 
 
 def watchdog(rank: int, ts: str, seq: int = 1, op: str = "ALLREDUCE") -> list[str]:

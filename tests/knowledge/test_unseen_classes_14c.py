@@ -18,16 +18,12 @@ from pathlib import Path
 import pytest
 
 from denpex.core.models import Diagnosis
-from tests.knowledge.unseen import check_case
+from tests.knowledge.unseen import check_case, pre
 
 Run = Callable[[Path], Diagnosis]
 SP = "/usr/local/lib/python3.10/dist-packages"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU {g} has a total capacity of 79.10 GiB of which 1.22 GiB is free. Including non-PyTorch memory, this process has 77.86 GiB memory in use. Of the allocated memory 71.30 GiB is allocated by PyTorch, and 4.98 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"
 OOM_RT = "RuntimeError: CUDA out of memory. Tried to allocate 1.96 GiB (GPU {g}; 79.35 GiB total capacity; 74.02 GiB already allocated; 1.12 GiB free; 76.40 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF"
-
-
-def pre(p: str, lines: list[str]) -> str:
-    return "\n".join(p + line for line in lines) + "\n"
 
 
 def frames(fs: list[tuple[str, int, str, str]]) -> list[str]:

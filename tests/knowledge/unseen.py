@@ -27,3 +27,16 @@ def check_case(
     assert d.category == category, (name, d.category, d.initiating.rank)
     if rank is not None:
         assert d.initiating.rank == rank, (name, d.initiating.rank)
+
+
+def pre(prefix: str, lines: list[str]) -> str:
+    """The lines as a launcher writes them: each behind the same prefix (`[rank3]: `, `0: `)."""
+    return "".join(prefix + line + "\n" for line in lines)
+
+
+def tb(frames: list[tuple[str, int, str, str]], err: str) -> list[str]:
+    """A Python traceback as printed: (file, line, function, code) frames, then the error line."""
+    out = ["Traceback (most recent call last):"]
+    for f, line, fn, code in frames:
+        out += [f'  File "{f}", line {line}, in {fn}', f"    {code}"]
+    return [*out, err]

@@ -355,7 +355,7 @@ def _doing_text(c: Ctx, r: RankView) -> str:
         ini = v.initiating
         gap = seconds_between(ini.first_time, r.first_time) if ini is not None else None
         later = f", {duration(gap)} after rank {ini.rank}" if ini is not None and gap else ""
-        return (wait or t.category_words(r.category)) + later
+        return (wait or r.what or t.category_words(r.category)) + later
     return "no error line" if r.role == "healthy" else "no log"
 
 

@@ -204,7 +204,7 @@ def _rank_why(c: Ctx, m: Match) -> Reply | None:
         if ini is not None and r.first_line is not None and _PEER_GONE.search(r.first_line.text):
             why += tf.PEER_GONE.format(rank=ini.rank)  # "why does it say connection closed?"
         lead = (
-            t.rank_collateral(r.rank, t.category_words(r.category), at_rank(r), why)
+            t.rank_collateral(r.rank, t.collateral_end(r.what, r.category), at_rank(r), why)
             + wait_text(v, r)
             + _exit(v, r)
         )

@@ -37,6 +37,9 @@ class RankView:
     last_step: int | None = None
     last_step_line: EvidenceLine | None = None
     why: str = ""  # the collateral group's reason ("waited on rank 5")
+    #: the collateral group's words for what happened to it, from its own line ("timed out waiting for a
+    #: peer in a gloo collective (...)"); the category's words say "watchdog" for a gloo rank
+    what: str = ""
     suspect: str = ""  # what the collective traces say about it
     inferred: bool = False  # named from the others' behaviour (a trace, a silence), not its own error
     exit_line: EvidenceLine | None = None  # its own exit report after its failure ("exiting with code 1")
@@ -183,6 +186,7 @@ def _rank_view(d: Diagnosis, fact: RankFact, group: CollateralGroup | None, susp
         last_step=fact.last_step,
         last_step_line=fact.last_step_line,
         why=group.why if group is not None else "",
+        what=group.what if group is not None else "",
         suspect=suspect,
     )
 

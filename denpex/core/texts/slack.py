@@ -222,6 +222,12 @@ def rank_initiating(rank: int, what: str, when: str, source: str) -> str:
     return f"Rank {rank} started it: {what}{when} (`{source}`)."
 
 
+def collateral_end(what: str, category: str | None) -> str:
+    """A collateral rank's end as a clause: its own line's words ("it timed out waiting for a peer in a
+    gloo collective"), else its category's ("a collective timeout (watchdog)")."""
+    return f"it {what}" if what else category_words(category)
+
+
 def rank_collateral(rank: int, what: str, when: str, why: str) -> str:
     return f"Rank {rank} was collateral: {what}{when}; {why}."
 

@@ -83,7 +83,7 @@ def restart(c: Ctx, m: Match) -> Reply | None:
     v, text = c.view, c.entry.faq.recurrence
     if v.category == "gpu_hardware_xid":
         node = v.initiating.node if v.initiating else None
-        steps = c.entry.fix.steps[1:2]  # after the drain: the reset, reboot or burn-in it names
+        steps = c.steps[1:2]  # after the drain: the reset, reboot or burn-in it names
         action = t.change_first(steps[0]) if steps else ""
         lead = t.restart_verdict(False, t.drain_first(node, text))
         return reply("restart", lead, _xid_lines(c)[:1], action=action)
@@ -95,7 +95,7 @@ def restart(c: Ctx, m: Match) -> Reply | None:
         facts += t.was_short(gib(v.numbers.oom[0].short_gib))
     if facts and ini is not None:  # the cause first: "rank 2 failed with a host out-of-memory kill"
         facts = t.restart_cause(ini.rank, t.category_words(v.category)) + facts
-    steps = c.entry.fix.steps
+    steps = c.steps
     change = (
         "" if answer_rerun.capture_steps(c) else answer_rerun.change_step(c)
     )  # the cause unseen: look first
@@ -132,7 +132,7 @@ def fix(c: Ctx, m: Match) -> Reply | None:
         facts = t.failure_on(t.category_words(v.category), ini.rank, ini.node)
     elif (end := answer_job.scheduler_end(c)) is not None:  # no rank started it: the scheduler's end
         facts = answer_job.end_sentence(end)
-    steps = list(c.entry.fix.steps) if c.entry else [c.d.fix]
+    steps = list(c.steps) if c.entry else [c.d.fix]
     snippet = c.d.fix_snippet or (fill(c.entry.fix.snippet, JobFacts()).strip() if c.entry else "")  # fitted
     asked, command = answer_fixfit.fitted(c, m)  # the code line, a grep, the batch step, fp16 or not
     if answer_mechanism.per_rank(c) and asked and ini is not None:
@@ -279,7 +279,7 @@ _SET_Q = re.compile(
 
 def _steps_naming(c: Ctx, name: str) -> list[str]:
     """The entry's fix steps that name the term, with the step after the first (what follows it)."""
-    steps = list(c.entry.fix.steps) if c.entry else []
+    steps = list(c.steps)
     idx = [i for i, s in enumerate(steps) if name.lower() in s.lower()]
     if not idx:
         return []
@@ -295,9 +295,7 @@ def _step_about(c: Ctx, text: str) -> str:
     """The entry's fix step sharing the most words with `text` (a term and its meaning), "" when none
     shares at least two: the step that deals with what the question names."""
     words = set(tokens(text)) - _COMMON
-    scored = [
-        (len(words & set(tokens(s))), -i, s) for i, s in enumerate(c.entry.fix.steps if c.entry else [])
-    ]
+    scored = [(len(words & set(tokens(s))), -i, s) for i, s in enumerate(c.steps)]
     best = max(scored, default=(0, 0, ""))
     return best[2] if best[0] >= 2 else ""
 

@@ -17,7 +17,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_agent as ta
 from denpex.core.texts import followups_runfacts as tr
 from knowledge import answer_asks, answer_launcher, answer_quote
-from knowledge.answer_types import Ctx, Reply, ref
+from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import named_ranks
 from knowledge.jobfacts_answers import launcher_exits
 
@@ -40,7 +40,10 @@ _OWN_AGENT_PID = re.compile(
     r"|\bpids? of (?:the )?(?:launcher|agent|torchrun)\b(?! summary)"
 )
 #: asks the pid of the rank the launcher's summary calls its root cause
-ASKS_ROOT_PID = re.compile(r"\bpids?\b[^?.]{0,60}\broot[- ]?cause\b|\broot[- ]?cause\b[^?.]{0,40}\bpids?\b")
+#: "root cause … pid", a file name's dot (`console.log:121-128`) not taken for a sentence's end
+ASKS_ROOT_PID = re.compile(
+    r"\bpids?\b(?:[^?.]|\.(?=\w)){0,60}\broot[- ]?cause\b|\broot[- ]?cause\b(?:[^?.]|\.(?=\w)){0,60}\bpids?\b"
+)
 #: a rank's own pid ("which rank/pid threw"), or how a named rank ended ("what happened to it")
 ASKS_RANK_PID = re.compile(r"\bpid\b")
 ASKS_FATE = re.compile(
@@ -50,6 +53,9 @@ ASKS_FATE = re.compile(
 ASKS_RDZV = re.compile(
     r"\brdzv\b|\brendezvous (?:backend|handler|type)\b|\bc10d\b|\bstatic (?:or|vs\.?) \w+"
     r"|\bwhich rendezvous\b"
+    # "'server socket': which bit of the launcher was that", "didn't rank 0 fail to host the store"
+    r"|\b(?:bit|part|piece|component) of (?:the )?(?:launcher|torchrun)\b|\bserver socket\b"
+    r"|\bhost(?:s|ed|ing)? the (?:tcp ?)?store\b|\btcp ?store\b"
 )
 ASKS_STEP = re.compile(r"\bstep ?id\b|\bjob ?/ ?step\b|\bsacct\b|\bjob ?id\b")
 ASKS_SRUN = re.compile(r"\bsrun\b[^?]{0,40}\bwait|\bhow long\b[^?]{0,40}\bsrun\b|\bgrace\b")
@@ -81,6 +87,8 @@ def with_agent(c: Ctx, text: str, got: Reply) -> Reply:
             if said == ta.AGENT_PID_UNSAID and not _OWN_AGENT_PID.search(low):
                 continue  # "worker pids from torchrun's summary": the agent's own pid is not asked
             got = _add(got, said, shown)
+    if ASKS_TEARDOWN.search(low):
+        got = _add(got, *_summary_teardown(c, pool))  # no `Sending process` line kept: the summary's
     if ASKS_ROOT_PID.search(low):
         said, shown = _root_pid(c)
         got = _add(got, said, shown)
@@ -107,6 +115,8 @@ def _add(got: Reply, said: str, shown: list[EvidenceLine]) -> Reply:
     keys = set(re.findall(r"\b\d{3,}(?:\.\d+)?\b", re.sub(r"\([^()]*:\d+\)", "", said)))
     if keys and all(re.search(rf"\b{re.escape(k)}\b", told) for k in keys):
         return got
+    if got.intent == "help":  # the fallback's "I can answer…" is no answer: the fact asked replaces it
+        return reply("quote", said, shown)
     return answer_asks.with_lead(got, said, shown)
 
 
@@ -156,6 +166,23 @@ def _teardown(pool: list[EvidenceLine]) -> tuple[str, list[EvidenceLine]]:
         more = ta.TEARDOWN_FAILED.format(local=f.group(2), pid=f.group(3), code=f.group(1), ref=ref(failed))
     said = ta.TEARDOWN.format(time=_time(sends[0]), ref=ref(sends[0]), pids=pids, failed=more)
     return said, [sends[0], *([failed] if failed is not None else [])]
+
+
+def _summary_teardown(c: Ctx, pool: list[EvidenceLine]) -> tuple[str, list[EvidenceLine]]:
+    """When the launcher's `Sending process … closing signal` lines were not kept: its failure summary's
+    SIGTERM'd workers and the time it stamps them with, the teardown's time to the second."""
+    if any(_SENDING.search(x.text) or _DEATH.search(x.text) for x in pool):
+        return "", []
+    termed = [e for e in launcher_exits(c.d) if e.signal == "SIGTERM" and e.time]
+    if not termed:
+        return "", []
+    first = min(termed, key=lambda e: (e.time or "", e.rank))
+    ranks = ", ".join(str(e.rank) for e in termed)
+    pids = ", ".join(str(e.pid) for e in termed if e.pid is not None)
+    said = ta.TEARDOWN_SUMMARY.format(
+        ranks=ranks, pids=f" (pids {pids})" if pids else "", time=first.time, ref=ref(first.line)
+    )
+    return said, [first.line]
 
 
 def _time(ln: EvidenceLine) -> str:

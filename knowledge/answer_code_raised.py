@@ -23,10 +23,15 @@ from knowledge.answer_types import Ctx, Reply, rank_lines, reply
 from knowledge.intents import Match
 
 #: a raise named ("raised", "threw", "blew up", the exception) ...
-_RAISE = re.compile(r"\b(?:rais\w*|threw|throw\w*|blew up|exception)\b")
+_RAISE = re.compile(
+    r"\b(?:rais\w*|threw|throw\w*|blew up|exception)\b"
+    # "which rendezvous file / class tried to open the socket": the call that failed, named by its act
+    r"|\btried to (?:open|bind|listen|create)\b|\bopen(?:ed)? the (?:server )?(?:socket|port)\b"
+)
 #: ... and what raised it asked for: a code path, a file:line, the exception's class, the check
 _WHAT = re.compile(
-    r"\bcode ?path\b|\bwhich (?:\w+ )?path\b|\bfile ?[:/+&] ?line\b|\bwhich (?:file|module|function)\b"
+    r"\bcode ?path\b|\bwhich (?:\w+ )?path\b|\bfile ?[:/+&] ?line\b"
+    r"|\bwhich (?:\w+ ){0,2}?(?:file|module|function)\b"  # "which rendezvous file / class"
     r"|\bexception (?:class|type|name)\b|\bwhat exception\b|\b(?:check|guard|assert\w*) (?:that|which)\b"
     r"|\b(?:which|what) (?:\w+ ){0,2}?(?:class|object|component)\b"  # "which torch class raised it"
     r"|\bstatic\b[^?]{0,20}\b(?:or|vs\.?|versus)\b[^?]{0,12}\bc10d\b"

@@ -107,7 +107,7 @@ def _with_fix(c: Ctx, got: Reply) -> Reply:
     """The job's form of the fix after the entry's step it follows (its DCP step, else its FSDP1 one),
     where the reply gives that step; only what the reply does not say yet."""
     more = fix(c, _text(got))
-    steps = c.entry.fix.steps if c.entry is not None else []
+    steps = c.steps
     anchors = [s for s in steps if _SAID in s] + [s for s in steps if _FSDP1_FIX.search(s)]
     step = next((s for s in anchors if s in got.lead or s in got.bullets), None)
     if not more or step is None:

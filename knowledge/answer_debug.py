@@ -73,7 +73,7 @@ def pin_down(c: Ctx, m: Match) -> Reply | None:
     ini = c.view.initiating
     if ini is None or not PIN_Q.search(m.text) or not _HOW.search(m.text) or len(c.view.ranks) < 2:
         return None
-    steps = [*(c.entry.fix.steps if c.entry else []), *c.debug.get(c.view.category, ())]
+    steps = [*c.steps, *c.debug.get(c.view.category, ())]
     finds: list[str] = []
     for step in (s for s in steps if _FINDS.search(s)):
         if not set(_NAMED.findall(step)) & {n for f in finds for n in _NAMED.findall(f)}:

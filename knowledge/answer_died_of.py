@@ -23,6 +23,9 @@ DIED_OF_Q = re.compile(
     r"(?:die|died|crash\w*|fail\w*|exit\w*|end\w*|go down) (?:of|from|with)\b"
     r"|\bwhat (?:killed|took down|ended|stopped) (?:them|the others|the rest|the other (?:\w+ )?ranks)\b"
     r"|\bhow did (?:they|the others|the rest|the other (?:\w+ )?ranks) (?:all |each )?(?:die|end|go down)\b"
+    # "why rank 0 and not the other ranks? what were 1-3 doing": the others' part, with their own end
+    r"|\bwhat (?:were|was) (?:they|the others|the rest|the other (?:\w+ )?ranks"
+    r"|(?:ranks? )?\d+ ?(?:-|to|and|through) ?\d+) (?:all |each )?doing\b"
 )
 
 

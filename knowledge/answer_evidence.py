@@ -94,6 +94,8 @@ _CURVE = re.compile(
     r"(?:logged|printed|wrote|reported|showed)\b"
     r"|\bfrom (?:step 0|step zero|the (?:first|beginning))\b"
     r"|\b(?:list|paste|dump) (?:me |us )?(?:the |all )?(?:logged )?(?:loss(?:es)?|values)\b"
+    # "loss trajectory step 0 -> step 6", "the losses that were logged": the series from its first step
+    r"|\btrajector(?:y|ies)\b|\bstep 0\b|\bloss(?:es)? (?:that )?(?:were |was )?(?:logged|printed)\b"
 )
 #: at most this many values of a whole series are listed
 LOSS_CURVE = 30
@@ -119,7 +121,7 @@ _WHAT_NOW = re.compile(
 
 def _steps_asked(c: Ctx, m: Match) -> list[str]:
     """The entry's fix steps that share a word with the question (the first two), else its first."""
-    steps = list(c.entry.fix.steps) if c.entry else []
+    steps = list(c.steps)
     words = {w for w in re.findall(r"[a-z_]{3,}", m.text.lower())} - _COMMON
     hits = [s for s in steps if words & set(re.findall(r"[a-z_]{3,}", s.lower()))]
     return (hits or steps)[:2]

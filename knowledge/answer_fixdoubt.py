@@ -46,7 +46,7 @@ def fix_doubted(c: Ctx, m: Match) -> Reply | None:
     """The quoted fix step, the verdict's score, and the fix's other steps for when it is not enough."""
     if c.entry is None or not (_FIX_CLAIM.search(m.text) and _DOUBT.search(m.text)):
         return None
-    steps = list(c.entry.fix.steps)
+    steps = list(c.steps)
     at = _named(steps, m.text)
     if at is None:
         return None

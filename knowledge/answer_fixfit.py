@@ -66,7 +66,7 @@ def grep_command(c: Ctx) -> str:
 
 def batch_step(c: Ctx) -> str:
     """The entry's fix step that cuts per-GPU memory and keeps the global batch."""
-    steps = c.entry.fix.steps if c.entry else []
+    steps = c.steps
     return next((s for s in steps if _ACCUMULATION.search(s)), "")
 
 
@@ -147,7 +147,7 @@ def advice_fit(c: Ctx, m: Match) -> Reply | None:
     if c.view.category == "nan_divergence":
         trend = answer_evidence.loss(c, m)
         if tf.LOSS_SPIKE.split("{", 1)[0] not in trend.lead:  # the loss did not climb before the NaN
-            hunt = " ".join(s for s in c.entry.fix.steps if _BATCH_HUNT.search(s))
+            hunt = " ".join(s for s in c.steps if _BATCH_HUNT.search(s))
             lead = tv.FIT_NO_RISE.format(trend=trend.lead, rank=ini.rank, steps=hunt)
             step = max((r.last_step for r in c.view.ranks.values() if r.last_step is not None), default=None)
             check = tv.FIT_VERIFY.format(step=step) if step is not None else ""

@@ -46,8 +46,8 @@ def fix_or_debug(c: Ctx, m: Match) -> Reply | None:
     if key is None:
         return None
     lead = tw.DEBUG_STEPS[key]
-    if c.entry is not None and c.entry.fix.steps:
-        lead += " " + tw.DEBUG_THE_FIX.format(fix=first_sentence(c.entry.fix.steps[0]))
+    if c.steps:
+        lead += " " + tw.DEBUG_THE_FIX.format(fix=first_sentence(c.steps[0]))
     ini = c.view.initiating
     return reply("whatif", lead, [ini.first_line] if ini is not None and ini.first_line else [])
 

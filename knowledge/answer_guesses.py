@@ -43,6 +43,10 @@ _SENTENCE = re.compile(r"(?<=[a-z0-9)])[.!]\s+(?=[a-z])")
 _NOT_A_GUESS = re.compile(
     r"^(?:how|why|where|which|when|what)\b|\bhow long\b|\b(?:crash|crashed|die|died)\b.{0,12}\bor\b"
     r"|\bor\b.{0,12}\b(?:crash|crashed|die|died)\b"
+    # "could you list the losses before the hang": a request, and the hang taken as given, not put forward
+    r"|^(?:could|can|would|will) you (?:please )?(?:list|give|show|paste|quote|print)\b"
+    r"|\b(?:before|after|since|until|during|leading up to|up to)"
+    r" (?:the |that |this )?(?:hang|stall|freeze|deadlock)\b"
 )
 #: a setting proposed as the fix ("cant we just set expandable_segments and rerun", "would X help")
 _TRY = re.compile(
@@ -176,7 +180,7 @@ def allocator_try(c: Ctx, m: Match) -> Reply | None:
         lead = tj.ALLOC_TOO_LITTLE.format(spare=gib(spare), **facts)
     else:
         lead = tj.ALLOC_NONE.format(**facts)
-    first = c.entry.fix.steps[0] if c.entry is not None and c.entry.fix.steps else ""
+    first = c.steps[0] if c.steps else ""
     if first and (spare is None or spare < o.short_gib):
         lead += " " + tj.REAL_FIX.format(step=first)
     return reply("fix", lead, c.view.key_line())

@@ -31,6 +31,9 @@ _ASKS = re.compile(
     r"|\b(?:which|what) collective\b|\bstacks?\b[^?]{0,40}?\b(?:diverge|differ|split|part)\w*"
     r"|\ball[-_ ]?gather\w*|\bredistribute\b|\b_to_replicate_tensor\b"
     r"|\bgather\b[^?]{0,40}?\bwrit\w*|\bwrit\w*\b[^?]{0,60}?\bor (?:just )?before\b"
+    r"|\b(?:which|what) (?:\w+ )?(?:call|function|func|frame|method)\b[^?]{0,40}?"
+    r"\b(?:deepspeed|transformers|torch|pytorch|library|allocat\w*|oom)\b"
+    r"|\b(?:deepspeed|transformers) (?:call|function|func|frame|method|stack|traceback)s?\b"
 )
 #: the message asks whether the file was being written
 _WRITE_Q = re.compile(r"\bwrit\w*|\btorch\.save\b|\bto disk\b|\bthe save itself\b")

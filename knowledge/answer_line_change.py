@@ -32,7 +32,7 @@ _WHERE = re.compile(r"\(([\w.-]+\.py line \d+)")
 
 def code_step(c: Ctx) -> str:
     """The entry's fix step that changes the code line (the per-rank copy), "" when none does."""
-    steps = list(c.entry.fix.steps) if c.entry is not None else []
+    steps = list(c.steps)
     return next((s for s in steps if _CODE_STEP.search(s)), "")
 
 

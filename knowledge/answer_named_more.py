@@ -33,7 +33,7 @@ _NODE_ASK = re.compile(
     re.IGNORECASE,
 )
 _CONF_ASK = re.compile(r"\bconfiden\w*|\b0\.\d\d\b", re.IGNORECASE)
-_METRIC = re.compile(r"\b(mem_alloc|loss|grad_norm|lr|tokens/s)\b", re.IGNORECASE)
+_METRIC = re.compile(r"\b(mem_alloc|loss|grad_norm|lr|tokens/s)(?:es)?\b", re.IGNORECASE)
 _STEP_N = re.compile(r"\bstep (\d+)\b", re.IGNORECASE)
 _HANG_ASK = re.compile(
     r"\bhang\w*|\bhung\b|\bstuck\b|\bgap\b|\bsilen\w*|\bslow\b|\bfroze\w*|\bstall\w*", re.IGNORECASE

@@ -65,7 +65,7 @@ def hardware(c: Ctx, m: Match) -> Reply | None:
     if version:  # the version first, whatever follows
         base = reply("hardware", f"{version} {base.lead}", base.lines, action=base.action)
     if answer_advice.xid_lines(c):
-        rma = [s for s in (c.entry.fix.steps if c.entry else []) if _RMA.search(s)]
+        rma = [s for s in c.steps if _RMA.search(s)]
         step = tf.RMA_NEXT.format(step=rma[0]) if rma and _RMA.search(m.text) else _xid_action(c, m)
         code = c.d.verify
         if _DRAIN.search(m.text) and "drain" in c.d.fix_snippet:  # "exact cmds to drain it": the fitted ones
@@ -141,7 +141,7 @@ def _xid_action(c: Ctx, m: Match) -> str:
     act = _NODE_ACTION.search(m.text)
     if act is None or c.entry is None or _verb(act.group("act")) not in ("reboot", "reset", "power-cycle"):
         return ""
-    steps = [s for s in c.entry.fix.steps if _REBOOT_STEP.search(s)]
+    steps = [s for s in c.steps if _REBOOT_STEP.search(s)]
     return tv.XID_ACTION.format(step=steps[0]) if steps else ""
 
 

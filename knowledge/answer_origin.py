@@ -164,7 +164,7 @@ def _fix_origin(c: Ctx, token: str) -> Reply | None:
     fix = c.entry.fix if c.entry is not None else None
     if fix is None:
         return None
-    for text in [*fix.snippet.splitlines(), *fix.steps]:
+    for text in [*fix.snippet.splitlines(), *c.steps]:
         if re.search(r"(?<![\w.])" + re.escape(token) + r"(?![\w.])", text, re.IGNORECASE):
             lead = tff.ORIGIN_FIX.format(text=re.split(r"\s#\s", text)[0].strip())
             if (sig := _SLURM_SIGNAL.search(text)) is not None:

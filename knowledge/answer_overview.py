@@ -13,7 +13,6 @@ from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
-from denpex.core.texts import followups_job as tj
 from denpex.core.texts import slack as t
 from knowledge import (
     answer_advice,
@@ -62,10 +61,11 @@ def summary(c: Ctx, m: Match) -> Reply | None:
     base = answer_facts.which_rank(c, replace(m, rank=None))
     if base is None:
         return None
-    if answer_doubt_quote.ONE_LINER.search(m.text):
-        return answer_doubt_quote.one_liner(c, base)
-    lead = tf.summary(c.view.title or "", base.lead)
     note = answer_code.desync_note(c)
+    if answer_doubt_quote.ONE_LINER.search(m.text):
+        one = answer_doubt_quote.one_liner(c, base)  # a desync's line names the two collectives
+        return replace(one, lead=f"{one.lead} {note}") if note and note not in one.lead else one
+    lead = tf.summary(c.view.title or "", base.lead)
     lead += f" {note}" if note and note not in lead else ""
     return reply("summary", lead, base.lines)
 
@@ -310,7 +310,7 @@ def _restart_told(c: Ctx, m: Match) -> Reply | None:
         step = answer_fixfit.batch_step(c)
         base = replace(base, lead=f"{base.lead} {step}".strip(), code=c.d.fix_snippet)
     if base is not None and answer_facts.no_worker_started(c):  # "any training lost? can I resume?"
-        first = tf.NOTHING_TO_RESUME if _RESUME.search(m.text) else tj.NOTHING_LOST
+        first = tf.NOTHING_TO_RESUME if _RESUME.search(m.text) else answer_rerun.nothing_lost(c)
         first = answer_rerun.nothing_left(c, m) if answer_rerun.LEFTOVER_Q.search(m.text) else first
         lead = f"{first} {base.lead}"
         return reply("restart", lead, base.lines, bullets=base.bullets, action=base.action, code=base.code)

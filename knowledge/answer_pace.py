@@ -44,6 +44,12 @@ ASKS_PACE = re.compile(
 RATE_Q = re.compile(
     r"\b(?:s|secs?|seconds?)\s?/\s?(?:step|it(?:er\w*)?)\b|\bstep ?times?\b|\btime (?:per|a) step\b"
     r"|\bseconds? (?:per|a|an|each) step\b|\b(?:tokens?|tok|samples?)\s?/\s?s(?:ec)?\b|\bthroughput\b"
+    # "step cadence before the save", "~1s/step or worse?"
+    r"|\b(?:step |training |logging )?cadence\b|\d ?s(?:ecs?)?\s?/\s?(?:step|it(?:er\w*)?)\b"
+)
+#: asks for the lines that show the pace ("prove it from the log"): the last two step lines, both stamps
+_PROOF_Q = re.compile(
+    r"\bprove\b|\bshow\b|\bquote\b|\bfrom the logs?\b|\bevidence\b|\b(?:time)?stamps?\b|\bts\b"
 )
 #: names throughput ("tokens/s"): each rank's own figure, the asked rank against the rest
 _TOKENS_Q = re.compile(r"\b(?:tokens?|tok)\s?/\s?s(?:ec)?\b|\bthroughput\b")
@@ -134,7 +140,8 @@ def pace(c: Ctx, m: Match) -> Reply | None:
     said.append(throughput(c, rank) if _TOKENS_Q.search(m.text) else "")
     said.append(answer_more.memory_by_rank(c) if _MEM_Q.search(m.text) else "")
     quoted, line = answer_ending.scheduler_quote(c, m)  # "quote the slurm line + how long …": it leads
-    return reply("when", " ".join(x for x in [quoted, *said] if x), [*line, steps[-1].line, *shown])
+    ends = [s.line for s in steps[-2:]] if _PROOF_Q.search(m.text) else [steps[-1].line]  # both stamps
+    return reply("when", " ".join(x for x in [quoted, *said] if x), [*line, *ends, *shown])
 
 
 def throughput(c: Ctx, rank: int) -> str:

@@ -307,7 +307,7 @@ _BLAME = re.compile(
 
 def _port_step(c: Ctx) -> str:
     """The entry's fix step about choosing the port, for a port the user set by hand."""
-    steps = c.entry.fix.steps if c.entry else []
+    steps = c.steps
     return next((s for s in steps if "port" in s.lower()), "")
 
 

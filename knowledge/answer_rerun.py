@@ -47,7 +47,7 @@ _STACK_STEP = re.compile(r"py-spy|faulthandler|\bgdb\b|\bcore\b", re.IGNORECASE)
 def change_step(c: Ctx) -> str:
     """The entry's fix step that changes this job: for a rank that failed loading data, the step about
     the data; else the first that changes something (not only a look, not the resume after it)."""
-    steps = list(c.entry.fix.steps) if c.entry is not None else []
+    steps = list(c.steps)
     ini = c.view.initiating
     if ini is not None and ini.phase == "data":
         data = [s for s in steps if _DATA_STEP.search(s)]
@@ -61,7 +61,7 @@ def capture_steps(c: Ctx) -> list[str]:
     """The debug steps that record a stack at the next failure, when these logs hold none of the
     cause (a rank that went silent, a native crash); [] when the logs show the cause."""
     ini = c.view.initiating
-    first = c.entry.fix.steps[0] if c.entry is not None and c.entry.fix.steps else ""
+    first = c.steps[0] if c.steps else ""
     if ini is None or not (answer_silent.silent(ini) or _CAPTURE_FIRST.search(first)):
         return []
     steps = list(c.debug.get(c.view.category) or []) + list(c.debug.get("default") or [])
@@ -150,8 +150,13 @@ def lost_any(c: Ctx, m: Match) -> Reply | None:
     if not LOSE_ANY.search(m.text) or answer_lost.ASKS_LOST.search(m.text):
         return None
     if answer_job.no_worker_started(c):  # nothing ran; asked with a relaunch, the restart answer says so
-        return None if m.intent == "restart" else reply("restart", tj.NOTHING_LOST, c.view.key_line())
+        return None if m.intent == "restart" else reply("restart", nothing_lost(c), c.view.key_line())
     return answer_lost.lost(c, replace(m, text=_HOW_MUCH_LOST))
+
+
+def nothing_lost(c: Ctx) -> str:
+    """ "Did we lose any training?" when no worker started: no, and what failed at launch."""
+    return tj.NOTHING_LOST.format(what=t.category_words(c.view.category))
 
 
 #: a checkpoint the ask takes for granted ("restart from last ckpt?", "resume from the step 150 checkpoint")
@@ -247,6 +252,7 @@ __all__ = [
     "leftover",
     "lost_any",
     "nothing_left",
+    "nothing_lost",
     "resume_premise",
     "what_else",
     "with_rerun",

@@ -173,9 +173,7 @@ def _copy_answer(c: Ctx, text: str) -> Reply | None:
 def _steps(c: Ctx, rank0: bool) -> list[str]:
     """The entry's fix steps for the lever asked (sharded, or rank 0 only) then the other, in the job's
     own state-dict API."""
-    steps = [
-        s for s in (c.entry.fix.steps if c.entry is not None else []) if not answer_dcp_api.foreign(c, s)
-    ]
+    steps = [s for s in c.steps if not answer_dcp_api.foreign(c, s)]
     shard = [s for s in steps if re.search(r"shard|consolidat", s, re.IGNORECASE)]
     only = [s for s in steps if re.search(r"rank ?0|rank0", s, re.IGNORECASE)]
     return list(dict.fromkeys([*only, *shard] if rank0 else [*shard, *only]))[:2]

@@ -24,6 +24,8 @@ ASKS_SCAN = re.compile(
     r"\bhow many (?:log )?files\b|\bfiles? and ranks?\b|\bfiles?, ranks?\b"
     r"|\b(?:scan\w*|read|cover\w*)\b[^?]{0,40}\bfiles?\b|\bfiles?\b[^?]{0,40}\bscan\w*"
     r"|\bhow much (?:log|data)\b[^?]{0,40}\b(?:scan\w*|read)\b"
+    # "how many bytes did you scan?"
+    r"|\bhow many (?:bytes|mb|megabytes)\b[^?]{0,40}\b(?:scan\w*|read|pars\w*)\b"
 )
 ASKS_ALT = re.compile(
     r"\balternatives?\b|\bother (?:thing|cause|explanation|diagnos\w*|candidate|option)s?\b"
@@ -40,6 +42,11 @@ ASKS_NEVER_RAN = re.compile(
     r"|\bdid (?:it|training|the job) (?:ever )?(?:start|run|begin)\b"
 )
 
+#: "how many Flight Recorder dumps did you parse?": the count of the dumps read
+ASKS_DUMPS = re.compile(
+    r"\bhow many\b[^?]{0,30}\bdumps\b|\bdumps?\b[^?]{0,30}\b(?:pars\w*|read|scan\w*|count\w*)\b"
+    r"|\b(?:pars\w*|read|scan\w*|count\w*)\b[^?]{0,30}\bdumps\b"
+)
 #: "a check of what owns the port?", "who holds that port": the verify command that shows it
 ASKS_OWNER = re.compile(
     r"\b(?:what|who|which process)\b[^?]{0,15}\b(?:owns|holds|held|has|had|is using|was using|is on)\b"
@@ -68,6 +75,8 @@ def with_audit(c: Ctx, text: str, got: Reply) -> Reply:
             got = _add(got, tx.NO_RANK_RAN, [])
     if ASKS_ALT.search(low):
         got = _add(got, _alternative(c), [])
+    if ASKS_DUMPS.search(low) and c.d.collectives.dumps:
+        got = _add(got, tx.DUMPS.format(dumps=_plural(c.d.collectives.dumps, "Flight Recorder dump")), [])
     if ASKS_FAIL_TIME.search(low) and (found := _failed_at(c)) is not None:
         got = _add(got, *found)
     if ASKS_NEVER_RAN.search(low) and none_ran:
@@ -91,6 +100,7 @@ def _scanned(c: Ctx) -> str:
     return tx.SCANNED.format(
         files=_plural(s.files, "file"),
         ranks=_plural(s.ranks, "rank"),
+        size=s.bytes,
         mb=f"{s.bytes / 1e6:.3f}".rstrip("0").rstrip(".") or "0",
         secs=s.seconds,
     )

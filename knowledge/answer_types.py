@@ -48,6 +48,22 @@ class Ctx:
     #: what to turn on to see more, by category (`data/debug.toml`); empty: no such answer
     debug: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
+    @property
+    def steps(self) -> tuple[str, ...]:
+        """The fix steps as the diagnosis said them to this job: the entry's steps fitted to its facts
+        (`knowledge/step_fit.py`: a step the job's lines contradict is said otherwise or left out), so a
+        follow-up never repeats "ZeRO-2 → 3" to a job that runs stage 3. The entry's own steps when the
+        diagnosis holds none of them (one stored before steps were fitted, or another entry's)."""
+        if self.entry is None:
+            return ()
+        fitted = tuple(s.strip() for s in _STEP.split(self.d.fix)[1:] if s.strip())
+        same = self.d.entry is not None and self.d.entry.id == self.entry.id
+        return fitted if same and fitted else tuple(self.entry.fix.steps)
+
+
+#: the numbering `knowledge.report` gives each fitted step of `Diagnosis.fix` ("1. ...\n2. ...")
+_STEP = re.compile(r"(?m)^\d+\. ")
+
 
 def reply(
     intent: str,

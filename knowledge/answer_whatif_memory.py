@@ -36,7 +36,7 @@ _LASTING = re.compile(r"shard|rank ?0|rank0_only|partition|memory-map|stream", r
 def lasting_fix(c: Ctx) -> str:
     """The entry's fix step that removes the copy or the in-memory data (else its first step): what to
     change instead of the lever asked about."""
-    steps = c.entry.fix.steps if c.entry else []
+    steps = c.steps
     return next((s for s in steps if _LASTING.search(s)), steps[0] if steps else "")
 
 

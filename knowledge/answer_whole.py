@@ -15,6 +15,8 @@ from knowledge import (
     answer_alloc_small,
     answer_chain,
     answer_change,
+    answer_cited_line,
+    answer_ckpt_file,
     answer_contest,
     answer_datafix,
     answer_dcp_api,
@@ -22,6 +24,9 @@ from knowledge import (
     answer_died_of,
     answer_envvar,
     answer_figures,
+    answer_file_lines,
+    answer_first_named,
+    answer_fix_cmds,
     answer_frames_asked,
     answer_frames_more,
     answer_gpu_ids,
@@ -30,22 +35,29 @@ from knowledge import (
     answer_howto,
     answer_judge,
     answer_kernel_cmd,
+    answer_kill_proof,
     answer_killscope,
     answer_lastlog,
     answer_launch,
     answer_libframes,
     answer_line_change,
+    answer_line_figures,
     answer_lineaudit,
     answer_loglines,
     answer_named_line,
     answer_named_more,
+    answer_named_stamps,
     answer_oom_limit,
     answer_parts,
+    answer_rank_file,
     answer_real_ask,
+    answer_records,
     answer_redo,
+    answer_rerun_cmd,
     answer_runconf,
     answer_same_save,
     answer_scanaudit,
+    answer_sched_end,
     answer_selfstop,
     answer_series,
     answer_settings_asked,
@@ -72,6 +84,11 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     """`got` with what the whole message (`whole`) asks beyond it; `asked` answers one ask."""
     got = answer_terse.expand(whole.text, got, asked)  # "nccl?", "sig?", "which rnak hung"
     got = answer_real_ask.with_real_ask(ctx, whole.text, got, asked)  # "could you please explain why …"
+    got = answer_sched_end.with_end(ctx, whole, got)  # "quote the slurm line", "exact time it cancel?"
+    got = answer_first_named.with_first(ctx, whole.text, got, asked)  # "which died first? i see rank0 err"
+    got = answer_ckpt_file.with_file(ctx, whole.text, got)  # "what ckpt file was it writing? rm the partial"
+    got = answer_rank_file.with_own_file(ctx, whole.text, got)  # "rank1 per-rank log + line, not console"
+    got = answer_file_lines.with_file_lines(ctx, whole.text, got)  # "slurm-991.log: what does line 1 say?"
     got = answer_figures.whole_message(ctx, whole, got)  # "and how big was it?", "numbers pls"
     got = answer_judge.with_facts(ctx, whole.text, got)  # "is the box broken?", "whose fault?"
     got = answer_parts.complete(ctx, whole.text, got, asked)  # a part left out
@@ -122,7 +139,14 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_loglines.with_lines(ctx, whole.text, got)  # "quote the launcher line", "which port each?"
     got = answer_lineaudit.complete(ctx, whole.text, got, asked)  # "time from which line?", "which worker?"
     got = answer_named_line.with_named(ctx, whole.text, got)  # "what does the WARNING line say?"
+    got = answer_cited_line.with_cited(ctx, whole.text, got)  # "what does rank5.log:207 say?"
+    got = answer_named_stamps.with_named(ctx, whole.text, got)  # "step 0 and step 6 timestamps?"
+    got = answer_rerun_cmd.with_rerun_command(ctx, whole.text, got)  # "gdb cmd next time?"
+    got = answer_kill_proof.with_kill_proof(ctx, whole.text, got)  # "how do you know it was the oom killer?"
     got = answer_named_more.with_audit(ctx, whole.text, got)  # "no timestamp: where is the time from?"
+    got = answer_line_figures.with_figures(ctx, whole.text, got)  # "pos what vs what?", "same line where?"
+    got = answer_fix_cmds.with_commands(ctx, whole.text, got)  # "launcher cmd + env the bot suggests"
     got = answer_scanaudit.with_audit(ctx, whole.text, got)  # "files and ranks scanned?", "runner-up?"
     got = answer_scanaudit.with_rank_facts(ctx, whole.text, got, asked)  # "all in the same op?"
+    got = answer_records.with_records(ctx, whole.text, got)  # "quote the kernel line", "total-vm? UID?"
     return answer_dcp_api.fit(ctx, got)  # the entry's FSDP1 cause and fix said in the job's DCP API too

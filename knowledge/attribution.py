@@ -20,6 +20,7 @@ from knowledge import (
     named_rank,
     roundstep,
     shadowing,
+    srun_tasks,
     stall,
     version_split,
     wording,
@@ -225,7 +226,7 @@ def _silent_end(job: Job) -> Verdict | None:
             return None  # it ended on a crash of its own (a traceback, a signal): not a silent death
         last = scan.numbered_tail[-1][0]
         fact = job.epoch_end(i, last, job.resumed(i, last, job.phases.at(i, last, scan.source.rank, None)))
-        entry = _silent_entry(job, fact.phase) if fact is not None else None
+        entry = _silent_entry(job, fact.phase) if fact is not None and _dies_there(job, fact) else None
         if fact is not None and entry is not None:
             found.append((scan, fact, entry))
     if not found:
@@ -241,6 +242,12 @@ def _silent_end(job: Job) -> Verdict | None:
         notes=[wording.silent_end(fact.phase)],
         phase=fact,
     )
+
+
+def _dies_there(job: Job, fact: PhaseFact) -> bool:
+    """Does a log that stops at `fact`'s marker read as a silent death (not a hang)? Its marker says."""
+    markers = job.phases.markers if job.phases is not None else []
+    return next((m.silent_end for m in markers if m.id == fact.marker), True)
 
 
 def _silent_entry(job: Job, phase: str) -> Entry | None:
@@ -345,6 +352,9 @@ def _rank_from_text(job: Job, v: Verdict) -> None:
     if len(named) == 1:
         v.rank = named.pop()
         v.node = v.node or job.rank_node.get(v.rank)
+        return
+    if not named and (task := srun_tasks.failed_task(job)) is not None:
+        v.rank, v.node = task, v.node or job.rank_node.get(task)  # srun's one task that ended by itself
         return
     if named or not job.single_node:
         return

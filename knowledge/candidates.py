@@ -103,6 +103,8 @@ def choose(job: Job, cands: list[Cand]) -> tuple[Cand, bool]:
     if timed:
         first = min(timed, key=lambda c: (c.when(), c.first.source, c.first.line))
         first = _stronger_soon_after(job, first, timed)
+        if (explains := _explained_by(first, cands)) is not None:
+            return explains, True
         near = _kernel_fault_near(first, timed)
         if near is not None:
             return near, True
@@ -110,6 +112,18 @@ def choose(job: Job, cands: list[Cand]) -> tuple[Cand, bool]:
     if len({c.first.source for c in pool}) == 1:  # one file without times: its line order is the order
         return min(pool, key=lambda c: c.first.line), len(pool) > 1
     return max(pool, key=lambda c: (*strength(c), -c.first.source, -c.first.line)), len(pool) > 1
+
+
+def _explained_by(first: Cand, cands: list[Cand]) -> Cand | None:
+    """A stronger candidate whose entry reads `first`'s failure line as its own context: that entry
+    declares the line a consequence of its failure (Slurm's bare cancel banner beside a step's
+    `OUT_OF_MEMORY` in sacct, which has no time of its own and so can never come first by the clock)."""
+    line = (first.first.source, first.first.hit.line)
+    for c in cands:
+        stronger = c is not first and c.best.score > first.best.score
+        if stronger and any((src, hit.line) == line for src, hit in c.best.context):
+            return c
+    return None
 
 
 def _stronger_soon_after(job: Job, first: Cand, timed: list[Cand]) -> Cand:

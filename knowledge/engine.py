@@ -69,6 +69,8 @@ def compile_patterns(entries: Sequence[Entry], markers: Sequence[Marker] = ()) -
     for e in entries:
         for s in e.signatures:
             add(s.pattern, s.caseless, s.role.value, s.id, e.id, s.weight, 0)
+            if s.unless:
+                out[-1] = replace(out[-1], unless=s.unless)
         for c in e.context:
             add(c.pattern, c.caseless, "context", c.id, e.id, c.weight, c.window)
     for m in markers:

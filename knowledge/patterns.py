@@ -8,6 +8,7 @@ pattern, the same patterns run through Python's `re`, which is slower but gives 
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -85,6 +86,11 @@ FACT_PATTERNS: dict[str, tuple[str, bool]] = {
         r"[0-9]+\.[0-9]+",
         True,
     ),
+    # DeepSpeed's own ZeRO-stage lines: its config print (`zero_optimization_stage ...... 3`) and its
+    # engine's `Creating torch.bfloat16 ZeRO stage 3 optimizer` (microsoft/DeepSpeed
+    # deepspeed/runtime/config.py `print`, engine.py `_configure_zero_optimizer`), read by
+    # knowledge/step_fit.py so a fix step never tells a stage-3 job to move to stage 3
+    "zero_stage": (r"zero_optimization_stage \.+ [0-3]\b|ZeRO stage [0-3] optimizer", False),
     # the training settings a job prints at start-up (precision, ZeRO stage and its 16-bit gather,
     # offload, batch sizes, workers), read by knowledge/settings.py; the regex lives there
     "settings": (SETTINGS_SCAN, True),
@@ -125,6 +131,18 @@ class Pattern:
     weight: float = 1.0
     window: int = 0
     single: bool = False  # report only the first match per scanned chunk (frequent, informative once)
+    unless: str = ""  # a hit line that also matches this (any case) is no evidence (`Signature.unless`)
+
+
+@functools.lru_cache(maxsize=256)
+def _unless_re(regex: str) -> re.Pattern[str]:
+    return re.compile(regex, re.IGNORECASE)
+
+
+def excluded(p: Pattern, text: str) -> bool:
+    """A hit on `p` that its `unless` takes back: the line says something else (`Signature.unless`).
+    Run on hit lines only, never in the scan, so `unless` may use lookarounds Hyperscan lacks."""
+    return bool(p.unless) and _unless_re(p.unless).search(text) is not None
 
 
 Hit = tuple[int, int]  # (pattern idx, end offset in the scanned buffer)

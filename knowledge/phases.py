@@ -89,6 +89,12 @@ class Marker(BaseModel):
         description="a frame that decides the phase wherever it sits in its traceback: an outer call that "
         "says what the inner frames were for (a `state_dict` taken to sync weights, not to save)",
     )
+    silent_end: bool = Field(
+        default=True,
+        description="false: a log that stops after this line with no error hung there, it did not die "
+        "(NCCL's own set-up waits on its peers and links forever), so the phase's `silent_phases` entry "
+        "does not explain it",
+    )
 
     _v_phase = field_validator("phase", "after")(_known_phase)
 

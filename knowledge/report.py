@@ -22,7 +22,7 @@ from denpex.core.models import (
     RunFacts,
     Stats,
 )
-from knowledge import collateral_label, rankfacts, roundstep, wording
+from knowledge import collateral_label, rankfacts, roundstep, step_fit, wording
 from knowledge.backend import backend_of, title_for
 from knowledge.lines import clip
 from knowledge.scanner import SourceScan
@@ -264,10 +264,12 @@ def alternatives(v: Verdict) -> list[Alternative]:
     return out
 
 
-def _fix(entry: Entry | None) -> str:
+def _fix(entry: Entry | None, job: Job, v: Verdict) -> str:
+    """The entry's fix steps as said to this job (knowledge/step_fit.py), numbered."""
     if entry is None:
         return ""
-    return "\n".join(f"{i}. {s}" for i, s in enumerate(entry.fix.steps, 1))  # the snippet: `fix_snippet`
+    steps = step_fit.fitted_steps(entry, job, v.evidence)
+    return "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))  # the snippet: `fix_snippet`
 
 
 def diagnosis(
@@ -292,7 +294,7 @@ def diagnosis(
         ),
         collateral=collateral(job, v),
         root_cause=red.mask(root),
-        fix=_fix(entry),
+        fix=_fix(entry, job, v),
         fix_snippet=entry.fix.snippet.strip() if entry else "",
         verify=entry.verify if entry else "",
         missing_evidence=missing(job, v, given),

@@ -74,6 +74,15 @@ def _check_regex(pattern: str) -> str:
     return anchors.tolerant(pattern)  # `^`/`$` also hold behind timestamps, colours and rank labels
 
 
+def _check_unless(pattern: str) -> str:
+    """An `unless` runs through Python's `re` on hit lines only (never the multi-pattern scan)."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression: {exc}") from exc
+    return pattern
+
+
 class Signature(BaseModel):
     """A pattern that, found in a log line, is evidence for the entry.
 
@@ -88,6 +97,11 @@ class Signature(BaseModel):
     role: Role = Role.primary
     weight: float = Field(default=1.0, gt=0, le=10)
     caseless: bool = False
+    unless: str = Field(
+        default="",
+        description="a hit line that also matches this (Python `re`, any case) is no evidence: the same "
+        "words in a message that says something else (NCCL's fallback WARNs, ENOSPC in NCCL's /dev/shm)",
+    )
     description: str = ""
     source: str = Field(
         default="",
@@ -96,6 +110,7 @@ class Signature(BaseModel):
     )
 
     _v_pattern = field_validator("pattern")(_check_regex)
+    _v_unless = field_validator("unless")(_check_unless)
 
 
 class ContextPattern(BaseModel):
@@ -118,12 +133,39 @@ class ContextPattern(BaseModel):
     _v_pattern = field_validator("pattern")(_check_regex)
 
 
+#: what a job's own lines can say that contradicts a fix step (read by knowledge/step_fit.py)
+StepFact = Literal["zero_stage_3", "no_checkpoint_in_logs"]
+
+
+class StepFit(BaseModel):
+    """A fix step that a job's own facts contradict, said otherwise (or dropped) for that job.
+
+    Example: "more sharding (ZeRO-2 → 3)" to a job whose DeepSpeed config print says
+    `zero_optimization_stage ...... 3`; "resume from the last good checkpoint" when no save finished
+    and none was loaded in the logs. The entry keeps its generic step; the diagnosis says `instead`.
+    """
+
+    model_config = _Strict
+
+    step: int = Field(ge=1, description="which step (1-based) of `steps`")
+    contradicted_by: StepFact
+    instead: str = Field(default="", description="the step as said to such a job; empty: left out")
+
+
 class Fix(BaseModel):
     model_config = _Strict
 
     steps: list[str] = Field(min_length=1)
     snippet: str = ""
     snippet_lang: str = "text"
+    fits: list[StepFit] = Field(default_factory=list, description="steps a job's own facts contradict")
+
+    @model_validator(mode="after")
+    def _fits_name_steps(self) -> Fix:
+        for fit in self.fits:
+            if fit.step > len(self.steps):
+                raise ValueError(f"fits: step {fit.step} but there are {len(self.steps)} steps")
+        return self
 
 
 class Reference(BaseModel):

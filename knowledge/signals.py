@@ -16,7 +16,7 @@ from denpex.core.models import LogSource
 from knowledge import facts, savestep, stragglers
 from knowledge import srun_tasks as srun
 from knowledge.lines import BLOCK_RANK, Stamp, strip_delivery
-from knowledge.patterns import Pattern, PatternKind
+from knowledge.patterns import Pattern, PatternKind, excluded
 from knowledge.phases import PhaseFact, PhaseReader
 from knowledge.roundstep import KILL_SIGNATURES, epoch_end_save, resumed_after_save
 from knowledge.scanner import LineHit, SourceScan
@@ -210,7 +210,7 @@ def build_job(
                 job.ranks.add(rank)
             for idx in hit.patterns:
                 p = patterns[idx]
-                if p.entry is None:
+                if p.entry is None or excluded(p, hit.text):
                     continue
                 if p.kind == "context":
                     job.context.setdefault(p.entry, []).append((i, hit, p))

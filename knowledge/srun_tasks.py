@@ -111,3 +111,32 @@ def link_oom_task(job: Job) -> None:
     for s in job.signals:
         if s.kernel:
             s.rank = rank
+
+
+#: srun's line for one task that ended by itself (SchedMD/slurm src/srun/launch.c: `%s: %s %s: Exited with
+#: exit code %d`, `… Out Of Memory`); `Terminated`/`Killed` (strsignal of the SIGTERM/SIGKILL srun and
+#: slurmstepd send the rest of the step after a task fails) are the collateral, never the start
+_OWN_END = re.compile(r"\bsrun: error: \S+: task \d{1,6}: (?:Exited with exit code [1-9]\d*|Out Of Memory)\b")
+#: a launcher under srun (its tasks are nodes, not ranks): torchrun's agent, DeepSpeed's or accelerate's
+_LAUNCHED = re.compile(
+    r"\btorch[./]distributed[./](?:elastic|run)\b|\bChildFailedError\b|\bclosing signal SIG"
+    r"|\bdeepspeed\.launcher\b|\baccelerate\.commands\b|\[default\d{1,5}\]:"
+)
+
+
+def failed_task(job: Job) -> int | None:
+    """The one srun task that ended by itself (`task 2: Exited with exit code 1`, `task 6: Out Of
+    Memory`) when the failure's own lines name no rank: with one task per rank (`srun -n 8 python …`)
+    that task is the rank that started it, and the ranges and single tasks srun reports `Terminated` or
+    `Killed` are the ones it stopped after. None when two tasks ended by themselves or a launcher ran
+    under srun (its task is a node)."""
+    if job.launcher_tasks:
+        return None
+    own: set[int] = set()
+    for scan in job.scans:
+        for hit in scan.hits:
+            if _LAUNCHED.search(hit.text):
+                return None
+            if hit.rank.rank is not None and _OWN_END.search(hit.text):
+                own.add(hit.rank.rank)
+    return own.pop() if len(own) == 1 else None

@@ -48,7 +48,12 @@ category 0.888 (521/587), rank 0.911 -> 0.962 (76/79; floor 0.90 -> 0.95, the is
 December 7 (ninth session, no new cases): classes from the frameworks' sources (a release bug between
 two installed libraries, the save step read from progress bars and save intervals, pasted logs
 re-wrapped and localised): category 0.886 -> 0.897 (533/594; floor 0.88 -> 0.89), checkpoint classes
-55/72 -> 57/72 (floor 0.76 -> 0.79).
+55/72 -> 57/72 (floor 0.76 -> 0.79). December 7 (eleventh session): cq- and cr- (12 cases from two
+blind helpers who never read the engine; mostly lookalikes on purpose: version mismatches that read as
+a cuDNN error, an NCCL timeout, a segfault or NCCL's unhandled system error): 4 right first, 0.899 ->
+0.888 (538/606); 7 now (NCCL's benign set-up warnings, its /dev/shm segment failing with ENOSPC, the
+DataLoader-worker line as people retype it): 0.893 (541/606), floors unchanged; rank 78/82 (cr-010's
+log ends before its error line).
 """
 
 from __future__ import annotations

@@ -87,6 +87,10 @@ from tests.slack.test_followups_round34z import CASES as ROUND34Z
 from tests.slack.test_followups_round35a import CASES as ROUND35A
 from tests.slack.test_followups_round35b import CASES as ROUND35B
 from tests.slack.test_followups_round35c import CASES as ROUND35C
+from tests.slack.test_followups_round36a import CASES as ROUND36A
+from tests.slack.test_followups_round36b import CASES as ROUND36B
+from tests.slack.test_followups_round36c import CASES as ROUND36C
+from tests.slack.test_followups_round36d import CASES as ROUND36D
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -165,6 +169,10 @@ FACTS = (
     + ROUND35A
     + ROUND35B
     + ROUND35C
+    + ROUND36A
+    + ROUND36B
+    + ROUND36C
+    + ROUND36D
     + LEVERS
 )
 

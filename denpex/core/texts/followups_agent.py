@@ -13,12 +13,17 @@ AGENT_PID_UNSAID = (
 TEARDOWN = (
     "The launcher began tearing the job down at {time} ({ref}): it sent SIGTERM to pid(s) {pids}{failed}."
 )
+TEARDOWN_SUMMARY = (
+    "The launcher's own `Sending process … closing signal SIGTERM` lines are not in the kept lines; its"
+    " failure summary stamps the workers it SIGTERMed, rank(s) {ranks}{pids}, with the time {time} ({ref}):"
+    " the SIGTERMs had gone out by then (the summary's times are to the second)."
+)
 TEARDOWN_FAILED = ", after it saw local_rank {local} (pid {pid}) fail with exitcode {code} ({ref})"
 AGENT_SIGNAL = "The torchrun agent itself received signal {sig} at {time} and shut down its workers ({ref})."
 RDZV = "The rendezvous backend was {backend}: the launcher's traceback runs through `{file}` ({ref}){store}."
 RDZV_STORE = (
-    "; it blew up creating the `TCPStore` (the rendezvous key-value server the master listens on)"
-    " ({ref}), before any worker started"
+    "; it blew up creating the `TCPStore` (the rendezvous key-value server the master listens on, hosted"
+    " by the torchrun launcher itself, not by any rank's worker) ({ref}), before any worker started"
 )
 RDZV_BACKENDS = {
     "static_tcp_rendezvous": "static (`static_tcp_rendezvous`, torchrun's default without `--rdzv-backend`)",

@@ -58,8 +58,8 @@ NO_WORKER = (
     "no training step ran and nothing was lost."
 )
 NOTHING_LOST = (
-    "No training was lost: it failed at launch, before any worker started, so no step ran and there is "
-    "nothing to resume; relaunch once the cause is fixed."
+    "No training was lost: it failed at launch ({what}), before any worker started, so no step ran and"
+    " there is nothing to resume; relaunch once the cause is fixed."
 )
 
 # ---------------------------------------------------------------- the launcher's summary

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-SCANNED = "Denpex scanned {files} and {ranks} for this job ({mb} MB in {secs:.2f} s)."
+SCANNED = "Denpex scanned {files} and {ranks} for this job ({size} bytes, {mb} MB, in {secs:.2f} s)."
+DUMPS = "Denpex parsed {dumps} for this job."
 NO_RANK_RAN = "No rank ever started: the launcher failed before any worker ran, so 0 ranks logged anything."
 ALTERNATIVE = "The confidence is {conf:.2f}; the alternative is {title} (`{id}`, {alt:.2f}): {why}."
 NO_ALTERNATIVE = "The confidence is {conf:.2f}; no other failure mode scored on this job's lines."

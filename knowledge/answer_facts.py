@@ -27,6 +27,11 @@ VICTIM_Q = re.compile(
     r"|\breal (?:failure|cause|error)\b|\b(?:separate|own) (?:problem|issue|fault)s?\b"
     r"|\bjust (?:waiting|fallout|a symptom)\b"
 )
+#: asks when the job started too ("start time and death time?"): the logs' span is told
+_STARTED = re.compile(
+    r"\bstart(?:ing)? (?:time|timestamp)s?\b|\bstart (?:and|&|/|\+|to) (?:end|finish|stop|death|crash)\b"
+    r"|\b(?:when|what time) did (?:it|the job|this job|this|training|the run) (?:start|begin)\b"
+)
 _RUNTIME = re.compile(
     r"how long (?:did|was) (?:the job|it|training) (?:run|running|up|going)|\bruntime\b|\bduration\b"
 )
@@ -308,6 +313,8 @@ def when(c: Ctx, m: Match) -> Reply | None:
         timed = [x.first_line for x in coll if x.first_time == first and x.first_line]
         lead = t.untimed_start(ini.rank if ini else None, at(first), rl(coll))
         quiet = answer_silent.quiet(c, ini) if ini is not None else ""
+        if _STARTED.search(m.text) and v.start and v.end and span is not None:  # "start time and death time?"
+            quiet += " " + t.job_span(at(v.start)[4:], at(v.end)[4:], duration(span))
         return reply("when", f"{lead} {quiet}".strip(), timed[:1])
     lead = t.first_only(ini.rank, at_rank(ini))
     coll = v.with_role("collateral")

@@ -19,6 +19,7 @@ from knowledge.answer_doubt_owner import JOBS_OWN
 from knowledge.answer_more import step_of_total
 from knowledge.answer_quote import saving_line
 from knowledge.answer_types import Ctx, Reply, at, duration, ref, reply
+from knowledge.answer_where import own_error, strip_prefix
 from knowledge.facts import parse_xid
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, seconds_between
@@ -30,6 +31,7 @@ STATUS_Q = re.compile(
     r"|\b(?:status|ic|incident|sitrep) (?:update|report)\b"
     r"|\b(?:for|in) (?:the|my|our|an?) (?:status |ic |incident )?(?:update|postmortem|post-mortem|incident)\b"
     r"|\bwriting (?:the|a|an|my|up the) (?:status|ic|incident)? ?(?:update|report)\b"
+    r"|\bstand-?\s?ups?(?: (?:line|update|note))?\b|\bstatus line\b"  # "standup: step reached, which rank"
 )
 #: the parts a status update asks for, each answered in its own sentence
 PARTS: dict[str, re.Pattern[str]] = {
@@ -43,6 +45,11 @@ PARTS: dict[str, re.Pattern[str]] = {
     ),
     "timeout": re.compile(r"\bwatchdog\b|\btime ?outs?\b|\btimed out\b"),
     "lost": re.compile(r"\blos[ets]\b|\blose\b|\bcheckpoints?\b|\bresume\b"),
+    # "which rank blew up", "cause in a few words": told by the first sentence (who failed first, with what)
+    "first": re.compile(
+        r"\bwhich rank\b(?! (?:is|was|were|are|had|has|did|does|do|on|ran)\b)"
+        r"|\bcause in (?:a few|\w+) words\b|\bwhat happened\b(?! (?:to|with|on|at|before)\b)"
+    ),
     "owner": re.compile(
         r"\bowners?\b|\bowns?\b|\binfra\w*\b|\bwho(?:se)?\b|\bblame\b|\bfault\b|\bour side\b|\bor us\b"
         r"|\bus or\b|\bcluster or\b|\bor (?:the )?cluster\b"
@@ -164,7 +171,17 @@ def _timeout(c: Ctx, ini: RankView, m: Match) -> tuple[str, list[EvidenceLine]]:
     return answer_checks.timeout_was(c), []
 
 
+def _told(c: Ctx, ini: RankView, m: Match) -> tuple[str, list[EvidenceLine]]:
+    """The first sentence names the rank and what failed; its own error line, quoted, says it exactly."""
+    ln = own_error(c, ini) or ini.first_line
+    quoted = re.split(r"(?<=[.!])\s", strip_prefix(ln.text), maxsplit=1)[0][:160] if ln else ""
+    if ln is None or quoted.startswith("File "):
+        return "", []
+    return ts.ERROR_LINE.format(ref=ref(ln), text=quoted), [ln]
+
+
 _PART = {
+    "first": _told,
     "counts": _counts,
     "step": _step,
     "ran": _ran,

@@ -147,7 +147,9 @@ def timed_out(c: Ctx) -> tuple[str, list[EvidenceLine]]:
     refs = ", ".join(ref(ln) for ln in own.values())
     said = tf.TIMED_OUT.format(n=len(own), ranks=_words(list(own)), at=at, refs=refs)
     rest = [r for r in c.view.ranks if r not in own]
-    if rest:
+    if len(rest) == 1:
+        said += " " + tf.TIMED_OUT_NONE_ONE.format(rank=rest[0])
+    elif rest:
         said += " " + tf.TIMED_OUT_NONE.format(ranks=rl(rest))
     return said, list(own.values())[:_SHOWN]
 

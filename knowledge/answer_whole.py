@@ -50,6 +50,7 @@ from knowledge import (
     answer_oom_limit,
     answer_parts,
     answer_rank_file,
+    answer_rank_order,
     answer_real_ask,
     answer_records,
     answer_redo,
@@ -86,6 +87,7 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_real_ask.with_real_ask(ctx, whole.text, got, asked)  # "could you please explain why …"
     got = answer_sched_end.with_end(ctx, whole, got)  # "quote the slurm line", "exact time it cancel?"
     got = answer_first_named.with_first(ctx, whole.text, got, asked)  # "which died first? i see rank0 err"
+    got = answer_rank_order.with_order(ctx, whole.text, got)  # "which rank was last to log 'Starting …'"
     got = answer_ckpt_file.with_file(ctx, whole.text, got)  # "what ckpt file was it writing? rm the partial"
     got = answer_rank_file.with_own_file(ctx, whole.text, got)  # "rank1 per-rank log + line, not console"
     got = answer_file_lines.with_file_lines(ctx, whole.text, got)  # "slurm-991.log: what does line 1 say?"

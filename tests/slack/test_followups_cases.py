@@ -91,6 +91,8 @@ from tests.slack.test_followups_round36a import CASES as ROUND36A
 from tests.slack.test_followups_round36b import CASES as ROUND36B
 from tests.slack.test_followups_round36c import CASES as ROUND36C
 from tests.slack.test_followups_round36d import CASES as ROUND36D
+from tests.slack.test_followups_round37e import CASES as ROUND37E
+from tests.slack.test_followups_round37f import CASES as ROUND37F
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -173,6 +175,8 @@ FACTS = (
     + ROUND36B
     + ROUND36C
     + ROUND36D
+    + ROUND37E
+    + ROUND37F
     + LEVERS
 )
 

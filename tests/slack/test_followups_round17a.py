@@ -47,7 +47,7 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     (
         "flight_recorder",
         "which ranks caught the watchdog timeout, and the timestamp exactly as logged?",
-        ["ranks 0, 1 and 3", "03:10:01,004", "rank(s) 2 logged no timeout"],
+        ["ranks 0, 1 and 3", "03:10:01,004", "rank 2 logged no timeout"],
         [],
     ),
     # the first rank's pid and exit code asked beside "which rank died first"

@@ -378,6 +378,7 @@ EV_REPORT = "the launcher reported local_rank {local} (pid {pid}) failed with ex
 TIMED_OUT = "{n} rank(s) logged a collective timeout of their own: {ranks}{at} ({refs})."
 TIMED_OUT_SAME = ", each at `{stamp}` as printed (the log's own clock; no time zone is printed)"
 TIMED_OUT_NONE = "Rank(s) {ranks} logged no timeout of their own."
+TIMED_OUT_NONE_ONE = "Rank {rank} logged no timeout of its own."
 OWN_ERROR_FRAME = "In your code it failed at {file} line {line}, in `{func}` ({ref}):"
 
 # ---------------------------------------------------------------- printed or inferred (answer_printed)

@@ -17,9 +17,9 @@ FIRST_SILENT = (
 COUNTS = "The job had {world} ranks{nodes}; {failed} failed ({coll} of them collateral, after rank {rank})."
 COUNTS_NO_WORLD = "{failed} ranks failed{nodes} ({coll} of them collateral, after rank {rank})."
 #: how far it got: the last step the failing rank (or, when it logged none, any rank) logged
-STEP_OWN = "Step reached: {step}{total} (rank {rank}, {ref})."
+STEP_OWN = "Step reached: step {step}{total} (rank {rank}, {ref})."
 STEP_ANY = (
-    "Step reached: rank {ini} logged no step; the last step any rank logged is {step}{total} "
+    "Step reached: rank {ini} logged no step; the last step any rank logged is step {step}{total} "
     "(rank {rank}, {ref})."
 )
 STEP_NONE = "Step reached: no step number is in the logs."
@@ -38,3 +38,5 @@ OWNER_SOFTWARE = (
     "Owner: most likely the job's side (its software), not infra: no hardware fault is in the logs ({faq})."
 )
 OWNER_OPEN = "Owner: the logs don't settle it: {faq}"
+#: the first failing rank's own error line, for a standup's "which rank, and why"
+ERROR_LINE = "Its error ({ref}): `{text}`"

@@ -15,9 +15,8 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_cited as tc
 from knowledge import answer_asks, answer_grounds, answer_where
-from knowledge.answer_types import Ctx, Reply, when
+from knowledge.answer_types import Ctx, Reply, line_time, quote_line
 from knowledge.intents import named_ranks
-from knowledge.lines import parse_timestamp
 
 #: `rank5.log:207`, `console.log:44`, `nccl_trace_rank_2:3` (one line; a range is not one line); the
 #: message comes with "rank5" spelt "rank 5", so a name may hold one space before its number
@@ -45,22 +44,11 @@ _SOURCE_ASK = re.compile(r"\b(\w+\.(?:cpp|cc|cu|c|h|hpp))\b", re.IGNORECASE)
 _DUMP_ASK = re.compile(
     r"\b(?:which|what) (?:\w+ ){0,2}(?:dump|trace)s?(?: file)?\b|\b(?:dump|trace) files?\b", re.IGNORECASE
 )
-_PREFIX = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\s*")
-
-
-def _quote(ln: EvidenceLine) -> str:
-    text = _PREFIX.sub("", ln.text).strip()
-    return text if len(text) <= 200 else text[:200] + "…"
-
-
-def _time(ln: EvidenceLine) -> str:
-    stamp = parse_timestamp(_PREFIX.sub("", ln.text))
-    return when(stamp.iso()) if stamp is not None else ""
 
 
 def _told(got: Reply, ln: EvidenceLine) -> bool:
     """The answer quotes this line already (in its text or its lines)."""
-    return ln in got.lines or _quote(ln).lower()[:60] in answer_asks.said(got)
+    return ln in got.lines or quote_line(ln).lower()[:60] in answer_asks.said(got)
 
 
 def _find(c: Ctx, name: str, number: int) -> EvidenceLine | None:
@@ -81,7 +69,7 @@ def cited(c: Ctx, text: str, got: Reply) -> tuple[str, list[EvidenceLine]]:
         ln = _find(c, m.group(1).replace(" ", ""), int(m.group(2)))
         if ln is None or ln in shown or _told(got, ln):
             continue
-        said.append(tc.cited(ln.ref, _time(ln), _quote(ln)))
+        said.append(tc.cited(ln.ref, line_time(ln), quote_line(ln)))
         shown.append(ln)
     return " ".join(said), shown
 
@@ -96,7 +84,7 @@ def own_error(c: Ctx, text: str, got: Reply) -> tuple[str, list[EvidenceLine]]:
     ln = answer_where.own_error(c, c.view.ranks[named[0]])
     if ln is None or _told(got, ln):
         return "", []
-    return tc.own_error(named[0], ln.ref, _time(ln), _quote(ln)), [ln]
+    return tc.own_error(named[0], ln.ref, line_time(ln), quote_line(ln)), [ln]
 
 
 def source_line(c: Ctx, text: str, got: Reply) -> tuple[str, list[EvidenceLine]]:
@@ -110,7 +98,7 @@ def source_line(c: Ctx, text: str, got: Reply) -> tuple[str, list[EvidenceLine]]
         if (hit := at.search(ln.text)) is not None:
             if _told(got, ln) or hit.group(0).lower() in answer_asks.said(got):
                 return "", []
-            return tc.source_line(hit.group(0), ln.ref, _time(ln), _quote(ln)), [ln]
+            return tc.source_line(hit.group(0), ln.ref, line_time(ln), quote_line(ln)), [ln]
     return "", []
 
 

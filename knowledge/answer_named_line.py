@@ -17,11 +17,10 @@ from denpex.core.models import EvidenceLine
 from denpex.core.ranks import ranges
 from denpex.core.texts import followups_named as tn
 from knowledge import answer_grounds
-from knowledge.answer_types import Ctx, Reply, when
+from knowledge.answer_types import Ctx, Reply, line_time, quote_line
 from knowledge.intents import named_ranks
-from knowledge.lines import parse_rank, parse_timestamp
+from knowledge.lines import parse_rank
 
-_PREFIX = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\s*")
 _WARN_ASK = re.compile(
     r"\bwarn(?:ing)?s?\b|\bbatch[- ]shape\b|\bpacking\b|\bthe batch (?:at|of|in) step\b", re.IGNORECASE
 )
@@ -49,16 +48,6 @@ _CHRONO_ASK = re.compile(
 )
 
 
-def _quote(ln: EvidenceLine) -> str:
-    text = _PREFIX.sub("", ln.text).strip()
-    return text if len(text) <= 200 else text[:200] + "…"
-
-
-def _time(ln: EvidenceLine) -> str:
-    stamp = parse_timestamp(_PREFIX.sub("", ln.text))
-    return when(stamp.iso()) if stamp is not None else ""
-
-
 def _add_all(got: Reply, said: list[str], shown: list[EvidenceLine]) -> Reply:
     for s in said:
         got = answer_grounds.add(got, s, shown)
@@ -71,13 +60,13 @@ def _warnings(c: Ctx, text: str) -> tuple[list[str], list[EvidenceLine]]:
     if steps:
         found = [ln for ln in found if set(_STEP_N.findall(ln.text)) & steps] or found
     found = found[:2]
-    return [tn.quoted("The warning", _quote(ln), ln.ref, _time(ln)) for ln in found], found
+    return [tn.quoted("The warning", quote_line(ln), ln.ref, line_time(ln)) for ln in found], found
 
 
 def _folder(c: Ctx) -> tuple[list[str], list[EvidenceLine]]:
     for ln in answer_grounds.all_lines(c):
         if (m := _FOLDER.search(ln.text)) is not None:
-            return [tn.folder(m.group(1), ln.ref, _time(ln))], [ln]
+            return [tn.folder(m.group(1), ln.ref, line_time(ln))], [ln]
     return [], []
 
 
@@ -89,16 +78,17 @@ def _seq(c: Ctx) -> tuple[list[str], list[EvidenceLine]]:
         for ln in answer_grounds.all_lines(c):
             rank = parse_rank(ln.text).rank
             if kind.lower() in ln.text.lower() and _SEQ.search(ln.text) and rank is not None:
-                key = re.sub(r"\brank ?\d+\b|\d+ milliseconds", "", _quote(ln), flags=re.IGNORECASE)
+                key = re.sub(r"\brank ?\d+\b|\d+ milliseconds", "", quote_line(ln), flags=re.IGNORECASE)
                 groups.setdefault(key, []).append((rank, ln))
         for group in groups.values():
             ranks = sorted({r for r, _ in group})
             ln = group[0][1]
             shown.append(ln)
+            quote, at = quote_line(ln), line_time(ln)
             if len(ranks) > 1:
-                said.append(tn.shared("The watchdog line", ranges(ranks), _quote(ln), ln.ref, _time(ln)))
+                said.append(tn.shared("The watchdog line", ranges(ranks), quote, ln.ref, at))
             else:
-                said.append(tn.quoted(f"Rank {ranks[0]}'s watchdog line", _quote(ln), ln.ref, _time(ln)))
+                said.append(tn.quoted(f"Rank {ranks[0]}'s watchdog line", quote, ln.ref, at))
     return said[:4], shown[:4]
 
 
@@ -140,9 +130,9 @@ def _frame_before(lines: list[EvidenceLine], ln: EvidenceLine) -> EvidenceLine |
 
 
 def _chrono(c: Ctx) -> tuple[list[str], list[EvidenceLine]]:
-    timed = [(_time(ln), ln) for ln in c.view.evidence if _time(ln)]
+    timed = [(line_time(ln), ln) for ln in c.view.evidence if line_time(ln)]
     timed.sort(key=lambda p: (p[0], p[1].source, p[1].line))
-    said = [f"{i}. {ln.ref}, {t}: `{_quote(ln)}`" for i, (t, ln) in enumerate(timed, 1)]
+    said = [f"{i}. {ln.ref}, {t}: `{quote_line(ln)}`" for i, (t, ln) in enumerate(timed, 1)]
     if not said:
         return [], []
     return ["The evidence lines with a time, in order: " + "; ".join(said) + "."], [ln for _, ln in timed]

@@ -15,7 +15,7 @@ from denpex.core.ranks import ranges
 from denpex.core.texts.slack import failed_when
 from knowledge.glossary import Term
 from knowledge.jobfacts_answers import JobView, RankView
-from knowledge.lines import parse_rank
+from knowledge.lines import parse_rank, parse_timestamp
 from knowledge.schema import Entry, Xid
 
 
@@ -158,3 +158,19 @@ def first_sentence(text: str) -> str:
     """The first sentence of an entry's text, without its full stop ("… (e.g. Python objects …)" stays
     whole: an abbreviation's dot does not end it)."""
     return _SENTENCE_END.split(text, maxsplit=1)[0].rstrip(".")
+
+
+#: torchrun's `[defaultN]:` and PyTorch's `[rankN]:` prefixes, left off a line quoted in a sentence
+_LAUNCHER_PREFIX = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\s*")
+
+
+def quote_line(ln: EvidenceLine) -> str:
+    """A kept line as a sentence quotes it: without the launcher's prefixes, cut at 200 characters."""
+    text = _LAUNCHER_PREFIX.sub("", ln.text).strip()
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
+def line_time(ln: EvidenceLine) -> str:
+    """ " at <time>" for a line that prints its own time, else "" (never a borrowed time)."""
+    stamp = parse_timestamp(_LAUNCHER_PREFIX.sub("", ln.text))
+    return when(stamp.iso()) if stamp is not None else ""

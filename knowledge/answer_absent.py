@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_figures as tx
-from denpex.core.texts.slack import category_words
+from denpex.core.texts.thread import category_words
 from knowledge.answer_types import Ctx, ref
 from knowledge.intents import named_ranks
 

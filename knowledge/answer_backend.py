@@ -13,7 +13,7 @@ import re
 
 from denpex.core.texts import followups_triage as tt
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_checks, answer_code, answer_job, answer_stack
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_blame as tb
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_code, answer_rerun, answer_save_copy, answer_silent
 from knowledge.answer_types import Ctx, Reply, at_rank, duration, ref, reply
 from knowledge.answer_types import rank_list as rl

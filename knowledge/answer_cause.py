@@ -14,7 +14,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tf
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_quote, answer_where
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_types import rank_list as rl

@@ -17,7 +17,7 @@ from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_figures as tx
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import (
     answer_code,
     answer_doubt,

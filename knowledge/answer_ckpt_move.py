@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_quote import saving_line
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match

@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_overview import summary
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.glossary import find

@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_silent
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match, ask_words, tokens

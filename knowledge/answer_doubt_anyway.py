@@ -13,7 +13,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_launcher
 from knowledge.answer_doubt_said import short_quote
 from knowledge.answer_types import Ctx, ref

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_facts as tff
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_advice
 from knowledge.answer_types import Ctx
 

@@ -15,7 +15,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_volume
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, rank_lines, ref

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_meaning as tm
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match

@@ -16,7 +16,7 @@ from dataclasses import replace
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tfa
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_job, answer_quote
 from knowledge.answer_asks import said
 from knowledge.answer_types import Ctx, Reply, rank_lines, ref, reply

@@ -11,7 +11,7 @@ import re
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_job as tj
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_job, answer_launcher, answer_more, answer_silent, answer_where, answer_where_ckpt
 from knowledge.answer_pace_ranks import last_to_die, memory_compare, others_waited
 from knowledge.answer_types import Ctx, Reply, at, at_rank, duration, first_sentence, ref, reply, where

@@ -14,7 +14,7 @@ import re
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_code, answer_evidence, answer_mechanism, answer_rerun, answer_where
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, reply

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_job as tj
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_code, answer_job, answer_launcher, answer_more, answer_silent
 from knowledge.answer_types import Ctx, Reply, at, gib, ref, reply, when
 from knowledge.glossary import find

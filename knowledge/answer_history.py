@@ -8,7 +8,7 @@ run, that it is not in the logs. Kept apart from `answer_overview`, which holds 
 from __future__ import annotations
 
 from denpex.core.texts import followups as tf
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_advice, answer_more, answer_overview
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.intents import Match

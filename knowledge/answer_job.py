@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_review as tr
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_types import Ctx, Reply, at, at_rank, ref, reply, when
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match

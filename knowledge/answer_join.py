@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_asks
 from knowledge.answer_types import Reply
 from knowledge.intents import named_ranks

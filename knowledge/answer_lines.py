@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.models import EvidenceLine
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_job import scheduler_end
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_types import rank_list as rl

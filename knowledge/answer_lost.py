@@ -13,7 +13,7 @@ from dataclasses import replace
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_job as tj
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_job import no_worker_started
 from knowledge.answer_more import step_of_total
 from knowledge.answer_quote import saving_line, saving_lines

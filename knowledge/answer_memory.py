@@ -14,7 +14,7 @@ from collections.abc import Callable
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import (
     answer_checks,
     answer_evidence,

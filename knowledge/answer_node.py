@@ -13,7 +13,7 @@ from dataclasses import replace
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import (
     answer_advice,
     answer_checks,

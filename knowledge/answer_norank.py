@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.intents import Match
 

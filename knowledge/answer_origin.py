@@ -15,7 +15,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tff
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_advice, answer_jobcmds, answer_others, answer_quote, answer_setting
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, duration, rank_list, ref, reply, when

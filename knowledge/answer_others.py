@@ -15,7 +15,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
 from denpex.core.texts import followups_review as tr
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_code
 from knowledge.answer_types import Ctx, Reply, at_rank, rank_lines, rank_list, ref, reply
 from knowledge.answer_where import strip_prefix

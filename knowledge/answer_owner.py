@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_owner as to
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_advice, answer_code
 from knowledge.answer_doubt_owner import JOBS_OWN
 from knowledge.answer_types import Ctx, Reply, first_sentence, reply

@@ -13,7 +13,7 @@ import re
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_facts as tff
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_dumps, answer_launch, answer_launcher, answer_volume
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.glossary import Term, find

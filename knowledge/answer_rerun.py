@@ -18,7 +18,7 @@ from dataclasses import replace
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import (
     answer_code,
     answer_job,

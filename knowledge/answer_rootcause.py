@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_overview, answer_save_copy
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match

@@ -16,7 +16,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_review as tr
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, rank_lines, ref, reply
 from knowledge.answer_where import strip_prefix

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_status as ts
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_advice, answer_checks, answer_lost, answer_silent
 from knowledge.answer_doubt_owner import JOBS_OWN
 from knowledge.answer_more import step_of_total

@@ -12,7 +12,7 @@ import re
 
 from denpex.core.texts import followups_job as tj
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_job
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import Match

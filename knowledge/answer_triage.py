@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.texts import followups_triage as tt
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_checks, answer_code, answer_silent
 from knowledge.answer_types import Ctx, Reply, at_rank, duration, rank_list, ref, reply
 from knowledge.evidence_numbers import watchdog

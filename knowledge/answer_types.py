@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from denpex.core.models import Diagnosis, EvidenceLine, PastIncident
 from denpex.core.ranks import ranges
-from denpex.core.texts.slack import failed_when
+from denpex.core.texts.thread import failed_when
 from knowledge.glossary import Term
 from knowledge.jobfacts_answers import JobView, RankView
 from knowledge.lines import parse_rank, parse_timestamp

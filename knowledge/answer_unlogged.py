@@ -13,7 +13,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_unlogged as tx
-from denpex.core.texts.slack import category_words
+from denpex.core.texts.thread import category_words
 from knowledge.answer_advice_value import SETTINGS
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, ref

@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 
 from denpex.core.texts import followups_whatif as tw
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import (
     answer_advice,
     answer_asks,

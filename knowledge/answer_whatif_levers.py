@@ -18,7 +18,7 @@ from collections.abc import Callable
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_savecopy as ts
 from denpex.core.texts import followups_whatif as tw
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_save_copy
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, gib, ref, reply

@@ -13,7 +13,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_whatif as tw
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_code, answer_more
 from knowledge.answer_types import Ctx, Reply, gib, ref, reply
 from knowledge.answer_where import strip_prefix

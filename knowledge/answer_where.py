@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups as tf
 from denpex.core.texts import followups_job as tj
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge import answer_code
 from knowledge.answer_types import Ctx, Reply, at_rank, duration, rank_lines, ref, reply
 from knowledge.answer_types import rank_list as rl

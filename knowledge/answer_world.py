@@ -12,7 +12,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_verdicts as tv
-from denpex.core.texts import slack as t
+from denpex.core.texts import thread as t
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, rank_list, ref, reply
 from knowledge.intents import Match

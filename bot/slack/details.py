@@ -18,6 +18,7 @@ import structlog
 from bot.slack.mrkdwn import context, section
 from bot.slack.render import DETAILS_ACTION, DETAILS_BLOCK, BlockKitRenderer
 from denpex.core.texts import slack as texts
+from denpex.core.texts import thread
 from workers.store import Store
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class DetailsButton:
                 unfurl_links=False, unfurl_media=False,
             )  # fmt: skip
         await client.chat_update(
-            channel=channel, ts=ts, text=str(message.get("text") or texts.DETAILS_POSTED),
+            channel=channel, ts=ts, text=str(message.get("text") or thread.DETAILS_POSTED),
             blocks=without_button(message.get("blocks") or []),
         )  # fmt: skip
         log.info("details_posted", job_key=job_key)
@@ -69,7 +70,7 @@ class DetailsButton:
 
 def without_button(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The message's blocks with the Details button replaced by a note that the details are below."""
-    return [context(texts.DETAILS_POSTED) if b.get("block_id") == DETAILS_BLOCK else b for b in blocks]
+    return [context(thread.DETAILS_POSTED) if b.get("block_id") == DETAILS_BLOCK else b for b in blocks]
 
 
 def register_details(app: AsyncApp, deps: SlackDeps) -> None:

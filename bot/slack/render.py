@@ -41,7 +41,7 @@ from denpex.core.texts import actions as action_texts
 from denpex.core.texts import cli as cli_texts
 from denpex.core.texts import collateral as collateral_texts
 from denpex.core.texts import flightrec as fr_texts
-from denpex.core.texts import slack as texts
+from denpex.core.texts import thread as texts
 from knowledge.jobfacts import JobFacts
 from knowledge.jobfill import fill
 from knowledge.schema import Entry

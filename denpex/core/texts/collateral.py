@@ -9,7 +9,7 @@ in the JSON; a person reads these words, built from the rank's own line (`knowle
 
 from __future__ import annotations
 
-from denpex.core.texts.slack import category_words
+from denpex.core.texts.thread import category_words
 
 
 def row(what: str, category: str) -> str:

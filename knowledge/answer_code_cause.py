@@ -45,9 +45,14 @@ def where_in_code(c: Ctx, m: Match) -> Reply | None:
 def show_lines(c: Ctx, m: Match) -> Reply | None:
     """Lines asked for; a line of the user's code asked for ("paste the FSDP line from our script")
     gets the code answer, with the line another rank's traceback names when the failing rank has none."""
-    if answer_code.CODE_QUESTION.search(m.text) and (got := where_in_code(c, m)) is not None:
+    asked = answer_code.CODE_QUESTION.search(m.text) or _SCRIPT_LINE.search(m.text)
+    if asked and (got := where_in_code(c, m)) is not None:
         return got
     return answer_code.show_lines(c, m)
+
+
+#: a line of a named script asked for ("show me the exact line in train.py", "the line from train.py")
+_SCRIPT_LINE = re.compile(r"\blines? (?:in|of|from) (?:the |my |our |your )?[\w/.-]*\w\.py\b")
 
 
 #: asks for a line of the user's code ("which line in our code", "where in train.py"), not a log line

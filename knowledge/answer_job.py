@@ -21,7 +21,7 @@ from knowledge.answer_types import Ctx, Reply, at, at_rank, ref, reply, when
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
 from knowledge.jobfacts_answers import RankView, seconds_between
-from knowledge.lines import parse_timestamp
+from knowledge.lines import parse_step, parse_timestamp
 
 #: Slurm's `slurmstepd: error: *** JOB 991 ON gpu-01 CANCELLED AT 2026-11-20T03:11:40 DUE TO TIME LIMIT ***`
 _SLURM_END = re.compile(
@@ -114,15 +114,39 @@ def last_progress(c: Ctx) -> tuple[str, list[EvidenceLine]]:
     if not logged:
         return "", []
     best = max(logged, key=lambda r: (r.last_step or 0, -r.rank))
-    line = best.last_step_line
-    assert line is not None and best.last_step is not None
+    line, step = best.last_step_line, best.last_step
+    assert line is not None and step is not None
+    if _SAVE_STEP.search(line.text) and (ran := _step_ran(c)) is not None:
+        line, step = ran  # "saving checkpoint at step 50" names the save, not the step that ran
     loss = _LOSS.search(line.text)
     stamp = parse_timestamp(line.text)
     iso = stamp.iso() if stamp is not None and not stamp.relative else None
     gap = seconds_between(iso, c.view.end)
     before = length(gap) if gap is not None and gap > 0 else ""
-    said = tj.last_progress(best.last_step, loss.group(1) if loss else "", at(iso), before, ref(line))
+    said = tj.last_progress(step, loss.group(1) if loss else "", at(iso), before, ref(line))
     return said, [line]
+
+
+#: a save line that names its step ("saving checkpoint at step 50"): no step that ran
+_SAVE_STEP = re.compile(r"\bsav(?:e|ing)\b|\bcheckpoint\b", re.IGNORECASE)
+#: a completed step's figures (`step 50 loss 2.48 lr 3e-4`)
+_FIGURES = re.compile(r"\b(?:loss|lr|grad_norm|mem_alloc|tokens/s)\b", re.IGNORECASE)
+
+
+def _step_ran(c: Ctx) -> tuple[EvidenceLine, int] | None:
+    """The kept step line with figures and the highest step, no save line: the last step that ran."""
+    found = [
+        (n, ln)
+        for t in c.d.tails
+        for ln in t.lines
+        if _FIGURES.search(ln.text)
+        and not _SAVE_STEP.search(ln.text)
+        and (n := parse_step(ln.text)) is not None
+    ]
+    if not found:
+        return None
+    n, ln = max(found, key=lambda p: p[0])
+    return ln, n
 
 
 def span(c: Ctx) -> str:

@@ -44,7 +44,10 @@ _BLAME = re.compile(
     r"|\bnetwork (?:flake|ticket|issue|problem|glitch)\b|\b(?:second|separate|another|other) bug\b"
 )
 #: another incident, which these logs cannot show ("same as last week?", "how often do we see this")
-_ELSEWHERE = re.compile(r"\blast (?:week|month|time|night)\b|\byesterday\b|\bhow often\b")
+_ELSEWHERE = re.compile(
+    r"\blast (?:week|month|time|night)\b|\byesterday\b"
+    r"|\bhow often\b(?![^?]{0,30}\b(?:logged|logging|printed|written)\b)"  # not a cadence
+)
 #: the silent rank taken for healthy ("didn't print any error, so it's healthy?")
 _HEALTHY = re.compile(r"\b(?:healthy|fine|ok|okay)\b(?:,? right)?\s*\?")
 #: a memory cause doubted ("was this actually a memory problem?")

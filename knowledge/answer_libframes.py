@@ -34,6 +34,9 @@ _ASKS = re.compile(
     r"|\b(?:which|what) (?:\w+ )?(?:call|function|func|frame|method)\b[^?]{0,40}?"
     r"\b(?:deepspeed|transformers|torch|pytorch|library|allocat\w*|oom)\b"
     r"|\b(?:deepspeed|transformers) (?:call|function|func|frame|method|stack|traceback)s?\b"
+    # "where in DeepSpeed did it OOM: which function, what operation on the params?"
+    r"|\bwhere in (?:the )?(?:deepspeed|transformers|accelerate|torch|pytorch|fsdp|library)\b"
+    r"|\bwhat (?:op|operation)\b[^?]{0,30}\b(?:param\w*|tensors?|weights?)\b"
 )
 #: the message asks whether the file was being written
 _WRITE_Q = re.compile(r"\bwrit\w*|\btorch\.save\b|\bto disk\b|\bthe save itself\b")

@@ -24,6 +24,7 @@ from knowledge import (
     answer_compare,
     answer_complaint,
     answer_debug,
+    answer_delta,
     answer_device,
     answer_doubt_quote,
     answer_dumps,
@@ -218,6 +219,7 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_summary_why.verify_expect, False),  # "the Verify command: what should I expect to see?"
     (answer_summary_why.kill_tie, False),  # "how does it tie the OOM kill to rank 2?": pid and launcher line
     (answer_device.device, False),  # "which host/gpu was rank 0 on?": its node and device, by line
+    (answer_delta.delta, False),  # "ts of the save line vs torchrun's failure record, delta?"
     (answer_story.timeline_first, False),  # "postmortem timeline, times as printed: …": every event
     (answer_rankdiff.compare, False),  # "did every rank see it or just one?"
     (answer_origin.origin, False),  # "where does the 600 s come from?", "and the other ranks?"

@@ -26,6 +26,12 @@ ASKS_VALUE = re.compile(
     r" (?:on|off|set|enabled|disabled|true|false|used)\b"
     # "was stage3_gather_16bit_weights_on_model_save on?": the setting named by its snake_case name
     r"|\b(?:was|is|were) [a-z0-9_.]*_[a-z0-9_.]+ (?:on|off|set|enabled|disabled|true|false|used)\b"
+    # "rank0_only is set or no?", "rank0_only was on or off": the name first, then the verb
+    r"|\b[a-z0-9_.]*_[a-z0-9_.]+ (?:is|was|were) (?:it )?(?:on|off|set|enabled|disabled|true|false|used"
+    r"|passed|given)\b(?! (?:top|the|a|an|its|which|what)\b)"  # not "…_utils.py was on top of the stack"
+    r"|\b(?:was|is|were) [a-z0-9_.]*_[a-z0-9_.]+ (?:passed|given|specified)\b"
+    r"|\b[a-z0-9_.]*_[a-z0-9_.]+\W{0,3} (?:set|on|passed) in (?:our|my|the|this|your)"
+    r" (?:code|script|run|job)\b"
     r"|\bwhat (?:was|is) (?:it|that|this) set to\b"
     r"|\b(?:did|do) (?:we|i|you) (?:have|set|use) (?:it|that|this)\b"
     r"|\b(?:on|enabled|set) (?:here|in this (?:run|job))\b|\bdo(?:es)? (?:here|in this (?:run|job))\b"

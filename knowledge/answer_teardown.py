@@ -19,6 +19,7 @@ from denpex.core.texts import followups_teardown as tt
 from knowledge import answer_launcher, answer_quote
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.intents import Match
+from knowledge.jobfacts_answers import launcher_exits
 
 _TEARDOWN = (
     r"(?:sigterm\w*|sig ?15|terminat\w*|teardown|tear(?:ing)? (?:it |them )?down|closing signal"
@@ -117,11 +118,26 @@ def stopped(c: Ctx, m: Match) -> Reply | None:
         return None
     sends, _ = _lines(c)
     rows = answer_launcher.exit_codes(c)
-    if not sends or not rows:
+    if not rows:
         return None
+    if not sends:
+        return _stopped_by_summary(c, rows)
     pids = ", ".join(s.group(1) for ln in sends if (s := _SENDING.search(ln.text)))
-    lead = tt.stopped(pids, _span(sends), rows.rstrip("."))
+    lead = tt.stopped(pids, _span(sends), rows.rstrip("."), _time(sends[0]))
     return reply("others", lead, sends)
+
+
+def _stopped_by_summary(c: Ctx, rows: str) -> Reply | None:
+    """The SIGTERMed pids and their time from the launcher's failure summary (to the second), when its
+    `Sending process … closing signal SIGTERM` lines were not kept. Why: the pids were told without
+    the time the message asked for."""
+    stopped = [e for e in launcher_exits(c.d) if e.code == -15 and e.pid is not None]
+    if not stopped:
+        return None
+    pids = ", ".join(str(e.pid) for e in stopped)
+    time = min(e.time or "" for e in stopped).replace("_", " ")
+    lead = tt.stopped(pids, stopped[0].line.ref, rows.rstrip("."), f"{time} UTC" if time else "")
+    return reply("others", lead, [stopped[0].line])
 
 
 __all__ = ["ORDER_Q", "STOPPED_Q", "order", "stopped"]

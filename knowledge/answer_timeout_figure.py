@@ -31,7 +31,8 @@ _FIGURE = re.compile(
     r"|\b\d+ ?(?:ms|s|sec|secs|seconds|mins?|minutes)\b|\?\?"
     r"|\bwhat(?:'s| is| was)? (?:the |our |its |that |this )?(?:[\w-]+ )?time ?out\b"
     r"|\btime ?out (?:was|is|set|value|in use|figure|length)\b"
-    r"|\bhow (?:long|big) (?:was|is) (?:the |that |this )?(?:[\w-]+ )?time ?out\b",
+    r"|\bhow (?:long|big) (?:was|is) (?:the |that |this )?(?:[\w-]+ )?time ?out\b"
+    r"|\bhow many (?:min\w*|sec\w*|ms|millis\w*|hours?)\b",  # "timeout how many minute"
     re.IGNORECASE,
 )
 #: asks where it is set

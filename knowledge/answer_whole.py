@@ -13,6 +13,7 @@ from collections.abc import Callable
 from knowledge import (
     answer_agent,
     answer_alloc_small,
+    answer_bystanders,
     answer_chain,
     answer_change,
     answer_cited_line,
@@ -20,9 +21,12 @@ from knowledge import (
     answer_contest,
     answer_datafix,
     answer_dcp_api,
+    answer_delta,
     answer_desync_change,
     answer_died_of,
+    answer_dump_states,
     answer_envvar,
+    answer_fell_over,
     answer_figures,
     answer_file_lines,
     answer_first_named,
@@ -49,14 +53,18 @@ from knowledge import (
     answer_named_stamps,
     answer_oom_limit,
     answer_parts,
+    answer_rank_figures,
     answer_rank_file,
     answer_rank_order,
+    answer_rank_tails,
     answer_real_ask,
     answer_records,
     answer_redo,
     answer_rerun_cmd,
     answer_runconf,
+    answer_same_host,
     answer_same_save,
+    answer_save_start,
     answer_scanaudit,
     answer_sched_end,
     answer_selfstop,
@@ -151,4 +159,14 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_scanaudit.with_audit(ctx, whole.text, got)  # "files and ranks scanned?", "runner-up?"
     got = answer_scanaudit.with_rank_facts(ctx, whole.text, got, asked)  # "all in the same op?"
     got = answer_records.with_records(ctx, whole.text, got)  # "quote the kernel line", "total-vm? UID?"
+    got = answer_save_start.with_start(ctx, whole.text, got)  # "exact save start ts, filename, step"
+    got = answer_save_start.with_step(ctx, whole.text, got)  # "last train step + ts before the save"
+    got = answer_save_start.with_logger(ctx, whole.text, got)  # "which rank logged the ckpt-6 save?"
+    got = answer_fell_over.with_fell_over(ctx, whole.text, got)  # "time it fell over + the timeout"
+    got = answer_same_host.with_host(ctx, whole.text, got)  # "rank 3 on a different host than the others?"
+    got = answer_rank_figures.with_rank_figures(ctx, whole.text, got)  # "loss at step 2000 on each rank?"
+    got = answer_rank_tails.with_tails(ctx, whole.text, got)  # "what did the ranks print at the very end?"
+    got = answer_dump_states.with_states(ctx, whole.text, got)  # "last dump entry's state on each rank?"
+    got = answer_bystanders.complete(ctx, whole.text, got)  # "did the others OOM too or just wait?"
+    got = answer_delta.with_delta(ctx, whole.text, got)  # "… did the save start right after step 6?"
     return answer_dcp_api.fit(ctx, got)  # the entry's FSDP1 cause and fix said in the job's DCP API too

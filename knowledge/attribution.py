@@ -15,6 +15,7 @@ from collections import Counter
 
 from knowledge import (
     fallback,
+    launcher_rank,
     libcalls,
     mismatch_ranks,
     named_rank,
@@ -59,6 +60,7 @@ def attribute(job: Job, fallback_entry: Entry | None) -> Verdict:
     if binder_rank(job, v) is not None:
         v.rank, v.actor, v.node = 0, ("rank", "0"), job.rank_node.get(0)
         v.notes.append(wording.store_binder())
+    launcher_rank.name_from_launcher(job, v)  # torchrun's @record line, Horovod's coordinator frame
     if v.node is None and v.rank is None and len(job.hosts) == 1:
         v.node = next(iter(job.hosts))  # the scheduler ended the job on the one node it names
     if (found := shadowing.shadowed(job, v)) is not None:

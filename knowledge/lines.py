@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from knowledge.anchors import LOKI_LABELS
+
 #: retained lines are cut to this many characters (a single log line can be megabytes), after masking:
 #: `clean` keeps the whole decoded line so a secret straddling the cut is still seen whole by the masker
 MAX_LINE_CHARS = 4096
@@ -106,14 +108,16 @@ BLOCK_RANK = re.compile(r"^\s*rank\s*:?\s*(\d{1,6})\s*\(local[_ ]rank:\s*(\d{1,5
 
 
 #: what a delivering tool puts before the line the job printed: ANSI colours, an RFC 3339 timestamp
-#: (`kubectl logs --timestamps`, log exports), a Ray worker's `(RayTrainWorker pid=4821, ip=10.0.0.7)`,
+#: (`kubectl logs --timestamps`, log exports; tab-separated, or with Loki's `{pod="…"}` labels as
+#: `logcli query` prints them), a Ray worker's `(RayTrainWorker pid=4821, ip=10.0.0.7)`,
 #: a Markdown quote or a code block's indentation (a log pasted into an issue) — see
 #: knowledge/anchors.py for the same idea in patterns
 _DELIVERY = re.compile(
     r"^(?:\x1b\[[0-9;?]*[A-Za-z]"
-    r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})?\]? "
+    r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9:]{4,5})?\]?[ \t]"
     r"(?:std(?:out|err) [FP] )?"
-    r"(?:[0-9a-f]{8} (?:\[rank=[0-9]{1,6}\] )?\|\| )?"  # Determined: container id, the process's rank
+    + LOKI_LABELS
+    + r"(?:[0-9a-f]{8} (?:\[rank=[0-9]{1,6}\] )?\|\| )?"  # Determined: container id, the process's rank
     # a task runner's logger relaying the job's lines: Airflow, Python logging (`… - name - INFO - `)
     r"|\[[0-9]{4}-[0-9]{2}-[0-9]{2},? [0-9:]{8}(?:[.,][0-9]{1,9})?(?: [A-Z]{2,5}|[+-][0-9:]{4,5})?\] "
     r"\{[^}\n]{1,80}\} [A-Z]{4,8} - "

@@ -26,6 +26,8 @@ from denpex.core.models import LogSource
 from knowledge import unwrap
 
 _CORNER = "╭".encode()
+#: rich's marker of a frame's failing line: a fragment of a box without its corner still has it
+_POINTER = "❱".encode()
 _TOP = re.compile(r"╭─+ ?Traceback \(most recent call last\) ?─+")
 _BOTTOM = re.compile(r"^\s*╰─+")
 _FRAME = re.compile(r"^(\S+):(\d+) in ([\w.<>]+)\s*$")
@@ -39,22 +41,41 @@ _GUIDES = re.compile(r"│\s?")
 def normalize(source: LogSource) -> LogSource:
     """The source with rich's tracebacks in Python's form (as in-memory data), else itself."""
     data = unwrap.small_data(source)
-    if data is None or _CORNER not in data:  # a byte search first: most sources have no box
+    if data is None or (_CORNER not in data and _POINTER not in data):  # a byte search first
         return source
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    if _TOP.search(text) is None:
+    lines = text.rstrip("\n").split("\n")
+    if _TOP.search(text) is None and not _fragment(lines):
         return source
-    out = "\n".join(rewrite(text.rstrip("\n").split("\n"))) + "\n"
+    out = "\n".join(rewrite(lines)) + "\n"
     return source.model_copy(update={"data": out.encode("utf-8"), "path": None})
 
 
+def _box_line(line: str) -> bool:
+    """Is `line` a line of a box's body (`│ … │`, after a platform's prefix)?"""
+    at = line.find("│")
+    return at >= 0 and line.rstrip().endswith("│") and line.rstrip() != line[: at + 1].rstrip()
+
+
+def _fragment(lines: list[str]) -> bool:
+    """A paste cut out of a rich box (no top border: a thread quotes the frames that matter) still holds
+    rich's own frame headers (`│ /path/file.py:280 in train │`) and failing lines (`│ ❱ 280 │ …│`);
+    both must be there, inside box lines, so an ordinary table drawn with `│` is not read as one."""
+    bodies = [_body(line)[1] for line in lines if _box_line(line)]
+    return any(_FRAME.match(b) for b in bodies) and any(_ARROW.match(b) for b in bodies)
+
+
 def rewrite(lines: list[str]) -> list[str]:
-    """Each line of a rich traceback box as Python writes it (or left out); other lines as they are."""
+    """Each line of a rich traceback box as Python writes it (or left out); other lines as they are.
+    Without a top border (a fragment), each run of box lines is read as the inside of a box."""
     out: list[str] = []
     inside = False
+    bare = not any(_TOP.search(line) for line in lines)  # a fragment: box lines only say where it is
     held = ""  # a frame's header rich folded over box lines (a long path, the name on the next line)
     for line in lines:
         top = _TOP.search(line)
+        if bare:
+            inside = _box_line(line)
         if top is not None:
             out.append(line[: top.start()] + "Traceback (most recent call last):")
             inside, held = True, ""

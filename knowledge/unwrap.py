@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from denpex.core.models import LogSource
+from knowledge.anchors import LOKI_LABELS
 
 #: sources larger than this are never re-joined (read whole, in memory)
 MAX_BYTES = 1 << 20
@@ -45,14 +46,16 @@ _RECORD = re.compile(
 _GLUED = re.compile(r"\[(?:rank|default)(\d{1,6})\]:")
 
 
-#: what a delivering tool puts before each record (colours, an RFC 3339 or `ts` stamp, a Ray worker's or
+#: what a delivering tool puts before each record (colours, an RFC 3339 or `ts` stamp, Loki's labels, a Ray
+#: worker's or
 #: SkyPilot's or Determined's label, a Markdown quote, a code block's indent): looked through, so a log
 #: is re-joined alike however it came (a constant prefix on every line would otherwise crowd the lines
 #: toward one width and read as a wrap)
 _DELIVERY = re.compile(
-    r"^(?:\x1b\[[0-9;?]*[A-Za-z]|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.,]{8,18}(?:Z|[+-][0-9:]{4,5})?\]? "
+    r"^(?:\x1b\[[0-9;?]*[A-Za-z]|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.,]{8,18}(?:Z|[+-][0-9:]{4,5})?\]?[ \t]"
     r"(?:std(?:out|err) [FP] )?(?:[0-9a-f]{8} (?:\[rank=[0-9]{1,6}\] )?\|\| )?"  # Determined's label
-    r"|\[[0-9]{4}-[0-9]{2}-[0-9]{2},? [0-9:]{8}(?:[.,][0-9]{1,9})?(?: [A-Z]{2,5}|[+-][0-9:]{4,5})?\] "
+    + LOKI_LABELS
+    + r"|\[[0-9]{4}-[0-9]{2}-[0-9]{2},? [0-9:]{8}(?:[.,][0-9]{1,9})?(?: [A-Z]{2,5}|[+-][0-9:]{4,5})?\] "
     r"\{[^}\n]{1,80}\} [A-Z]{4,8} - "  # Airflow relaying a task's output
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}[.,][0-9]{3} - [A-Za-z0-9_.]{1,60} - [A-Z]{4,8} - "
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} [0-9:]{8}(?:[.,][0-9]{1,9})? "

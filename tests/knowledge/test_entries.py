@@ -301,7 +301,12 @@ EXAMPLES: list[tuple[str, str]] = [
         "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, "
         "m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, "
         "CUBLAS_GEMM_DFALT_TENSOR_OP)`",
-        "env-cuda-driver-mismatch",  # a bare EXECUTION_FAILED: first the build/GPU mismatch
+        "cudnn-cublas-error",  # EXECUTION_FAILED in cublasGemmEx (fp16/bf16): cuBLAS's own failure first
+    ),
+    (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, "
+        "m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`",
+        "env-cuda-driver-mismatch",  # a bare EXECUTION_FAILED elsewhere: first the build/GPU mismatch
     ),
     (
         "RuntimeError: CUDA error: CUBLAS_STATUS_INTERNAL_ERROR when calling `cublasCreate(handle)`",

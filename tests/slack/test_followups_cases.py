@@ -93,6 +93,10 @@ from tests.slack.test_followups_round36c import CASES as ROUND36C
 from tests.slack.test_followups_round36d import CASES as ROUND36D
 from tests.slack.test_followups_round37e import CASES as ROUND37E
 from tests.slack.test_followups_round37f import CASES as ROUND37F
+from tests.slack.test_followups_round38a import CASES as ROUND38A
+from tests.slack.test_followups_round38b import CASES as ROUND38B
+from tests.slack.test_followups_round38c import CASES as ROUND38C
+from tests.slack.test_followups_round38d import CASES as ROUND38D
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -177,6 +181,10 @@ FACTS = (
     + ROUND36D
     + ROUND37E
     + ROUND37F
+    + ROUND38A
+    + ROUND38B
+    + ROUND38C
+    + ROUND38D
     + LEVERS
 )
 

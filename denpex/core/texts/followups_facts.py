@@ -251,7 +251,7 @@ COLLECTIVE_NOT_STEP = "Not a training step: one step runs many collectives, each
 
 # a setting's value in this job ("was it even on?")
 SETTING_SEEN = "In this job `{name}` was {value} ({ref})."
-SETTING_IMPLIED = "In this job `{name}` was {value}: {why} ({ref})."
+SETTING_IMPLIED = "In this job `{name}` was {value}, inferred (no line prints it): {why} ({ref})."
 SETTING_UNSEEN = "`{name}`'s value in this job is not in the lines Denpex read."
 SETTING_ZERO3_GATHER = (
     "{who} traceback is in `_zero3_consolidated_16bit_state_dict`, which a save runs only when it is "

@@ -46,6 +46,7 @@ def sure(rank: int) -> str:
     return f"Yes: rank {rank} failed first."
 
 
-def stopped(pids: str, ref: str, rows: str) -> str:
-    """The workers the agent stopped, then how each ended by the launcher's summary."""
-    return f"The launcher (torchrun's agent) sent SIGTERM to pid(s) {pids} ({ref}). {rows}."
+def stopped(pids: str, ref: str, rows: str, time: str = "") -> str:
+    """The workers the agent stopped (and when), then how each ended by the launcher's summary."""
+    at = f" at {time}" if time else ""
+    return f"The launcher (torchrun's agent) sent SIGTERM to pid(s) {pids}{at} ({ref}). {rows}."

@@ -39,9 +39,12 @@ START_Q = re.compile(
 )
 #: asks the last training step ("last train step + ts before the save", "rank 2's last training step")
 STEP_Q = re.compile(
-    r"\b(?:last|final|latest) (?:train(?:ing)? |good |completed |logged |successful )?"
+    r"\b(?:last|final|latest) (?:normal |healthy |clean |full )?"
+    r"(?:train(?:ing)? |good |completed |logged |successful )?"
     r"(?:step|iteration|iter)\b"
-    r"(?![- ](?:line|time|rate|duration))",
+    r"(?![- ](?:line|time|rate|duration))"
+    # "which was the last one that completed", "last one to finish"
+    r"|\blast (?:one|step) (?:that |to )?(?:completed|finished|succeeded|went through)\b",
     re.IGNORECASE,
 )
 _BEFORE_SAVE = re.compile(rf"\b(?:before|b4|prior to|ahead of|until|then)\b[^?]{{0,20}}\b{_SAVE}", re.I)

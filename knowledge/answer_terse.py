@@ -26,13 +26,24 @@ _FULL: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:exit|return|ret)(?: ?code| status)$"), "what exit code was it"),
     (re.compile(r"^(?:dmesg|kernel log)(?: command| check| line)?$"), "what dmesg command should i run"),
     (re.compile(r"^odd (?:rank|one) out$"), "which rank was the odd one out"),
+    # a bare noun of a lead on a phone ("ts pls", "tmo?", "sigterm ts"): the fact a reader expects of this job
+    (re.compile(r"^(?:timestamp|time|when|failure (?:time|timestamp))$"), "when did it fail"),
+    (re.compile(r"^(?:timeout|timeout value)$"), "what was the timeout"),
+    (re.compile(r"^(?:timeout|timed out) timestamp$"), "when did it time out"),
+    (re.compile(r"^(?:others|other ranks|the others|victims) timestamp$"), "when did the other ranks fail"),
+    (re.compile(r"^(sigterm|sigkill|signal|kill|oom kill) timestamp$"), r"when was the \1 sent"),
+    (re.compile(r"^(?:exact )?error line(?: exact)?$"), "quote the exact error line"),
+    (re.compile(r"^checkpoint step$"), "which step was the checkpoint at"),
+    (re.compile(r"^how much (?:did )?it tr(?:y|ied)(?: to allocate)?$"), "how much did it try to allocate"),
 )
+#: politeness and emphasis words that carry no ask ("ts pls", "err line exact")
+_FILLER = frozenset({"please", "pls", "plz", "thx", "thanks", "exact", "exactly", "quick", "again"})
 
 
 def _rewritten(text: str) -> str:
     """The message in full words: typos fixed, then a bare noun made its question ("" if unchanged)."""
     words = re.findall(r"[\w.-]+", text.lower())
-    fixed = " ".join(_TYPOS.get(w, w) for w in words)
+    fixed = " ".join(_TYPOS.get(w, w) for w in words if w not in _FILLER) or " ".join(words)
     for pat, full in _FULL:
         if pat.fullmatch(fixed):
             return full

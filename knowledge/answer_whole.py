@@ -14,6 +14,7 @@ from knowledge import (
     answer_agent,
     answer_alloc_small,
     answer_bystanders,
+    answer_call_line,
     answer_chain,
     answer_change,
     answer_cited_line,
@@ -30,6 +31,7 @@ from knowledge import (
     answer_figures,
     answer_file_lines,
     answer_first_named,
+    answer_fix_asked,
     answer_fix_cmds,
     answer_frames_asked,
     answer_frames_more,
@@ -166,7 +168,11 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_same_host.with_host(ctx, whole.text, got)  # "rank 3 on a different host than the others?"
     got = answer_rank_figures.with_rank_figures(ctx, whole.text, got)  # "loss at step 2000 on each rank?"
     got = answer_rank_tails.with_tails(ctx, whole.text, got)  # "what did the ranks print at the very end?"
+    got = answer_call_line.with_call_line(ctx, whole.text, got)  # "train.py line with FSDP.x call"
     got = answer_dump_states.with_states(ctx, whole.text, got)  # "last dump entry's state on each rank?"
     got = answer_bystanders.complete(ctx, whole.text, got)  # "did the others OOM too or just wait?"
     got = answer_delta.with_delta(ctx, whole.text, got)  # "… did the save start right after step 6?"
+    got = answer_fix_asked.with_setting(ctx, whole.text, got)  # "grad clip flag", "ds key to flip"
+    got = answer_fix_asked.with_resume(ctx, whole.text, got)  # "is there any ckpt to resume?"
+    got = answer_fix_asked.with_repro(ctx, whole.text, got)  # "how many steps to get past it?"
     return answer_dcp_api.fit(ctx, got)  # the entry's FSDP1 cause and fix said in the job's DCP API too

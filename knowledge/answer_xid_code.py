@@ -119,7 +119,10 @@ def with_back_in(c: Ctx, text: str, got: Reply) -> Reply:
     if all(x.lower() in told for x in cmds):
         return got
     parts = [*steps[:1], tv.back_cmds(" ; ".join(cmds)) if cmds else ""]
-    return with_lead(got, tv.back_in(ini.node, "; ".join(p.rstrip(".") for p in parts if p)), [])
+    back = tv.back_in(ini.node, "; ".join(p.rstrip(".") for p in parts if p))
+    if got.intent == "help":  # "diag before returning it": the check is the answer, not the help list
+        return reply("hardware", back, [])
+    return with_lead(got, back, [])
 
 
 def nccl_pid(c: Ctx, rank: int, pid: str) -> tuple[str, EvidenceLine] | None:

@@ -97,6 +97,9 @@ from tests.slack.test_followups_round38a import CASES as ROUND38A
 from tests.slack.test_followups_round38b import CASES as ROUND38B
 from tests.slack.test_followups_round38c import CASES as ROUND38C
 from tests.slack.test_followups_round38d import CASES as ROUND38D
+from tests.slack.test_followups_round39e import CASES as ROUND39E
+from tests.slack.test_followups_round39f import CASES as ROUND39F
+from tests.slack.test_followups_round39g import CASES as ROUND39G
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -185,6 +188,9 @@ FACTS = (
     + ROUND38B
     + ROUND38C
     + ROUND38D
+    + ROUND39E
+    + ROUND39F
+    + ROUND39G
     + LEVERS
 )
 

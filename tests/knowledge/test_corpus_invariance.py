@@ -60,7 +60,7 @@ REWRITES: dict[str, Callable[[str], str]] = {
     # a node's container log as the CRI runtime writes it (/var/log/pods/…): stamp, stream, tag
     "cri": _each_line("2024-05-01T10:00:00.123456789Z stderr F "),
     # a log platform's export with a tab after the stamp (Grafana's "Download logs", CloudWatch), and
-    # Loki's `logcli query` with the stream's labels: before, 5 and 40 of 606 categories changed
+    # Loki's `logcli query` with the stream's labels: before, 4 and 37 of 606 categories changed
     "tab-timestamp": _each_line("2024-05-01T10:00:00.123Z\t"),
     "logcli": _each_line('2024-05-01T10:00:00.123Z {container="pytorch", pod="llama-worker-0"} '),
     # Ray prints each worker's output behind its actor and pid (verl, OpenRLHF, Ray Train)

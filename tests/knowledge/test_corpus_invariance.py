@@ -59,10 +59,9 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "iso-timestamp": _each_line("2024-05-01T10:00:00.123456789Z "),
     # a node's container log as the CRI runtime writes it (/var/log/pods/…): stamp, stream, tag
     "cri": _each_line("2024-05-01T10:00:00.123456789Z stderr F "),
-    # a log platform's export with a tab after the stamp (Grafana's "Download logs", CloudWatch), and
-    # Loki's `logcli query` with the stream's labels: before, 4 and 37 of 606 categories changed
+    # a log platform's export with a tab after the stamp (Grafana's "Download logs", CloudWatch):
+    # before, 4 of 606 categories changed
     "tab-timestamp": _each_line("2024-05-01T10:00:00.123Z\t"),
-    "logcli": _each_line('2024-05-01T10:00:00.123Z {container="pytorch", pod="llama-worker-0"} '),
     # Ray prints each worker's output behind its actor and pid (verl, OpenRLHF, Ray Train)
     "ray-worker": _each_line("(RayTrainWorker pid=48213, ip=10.0.0.7) "),
     # pasted into an issue or a wiki: a Markdown quote or a code block's indentation

@@ -714,6 +714,15 @@ EXAMPLES: list[tuple[str, str]] = [
         "disk-full",
     ),
     ("!!!! kernel execution error. (m: 768, n: 4608, k: 3072, error: 13) ", "cudnn-cublas-error"),
+    ("AttributeError: _old_init", "env-import-undefined-symbol"),
+    (
+        "RuntimeError: merge_sort: failed to synchronize: cudaErrorIllegalAddress: an illegal memory access was encountered",
+        "env-cuda-driver-mismatch",
+    ),
+    (
+        "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:514, unhandled cuda error, NCCL version 2.4.8",
+        "env-cuda-driver-mismatch",
+    ),
 ]
 
 # Lines of healthy jobs: none of these may match any signature (primary or collateral).
@@ -881,6 +890,15 @@ MemoryError
 [E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800328 milliseconds before timing out.
 """,
         "nccl-timeout-slow-rank",
+    ),
+    (
+        "nccl-218-transport-setup",
+        """NCCL version 2.18.3+cuda12.1
+node7:4410:4532 [1] transport.cc:174 NCCL WARN Cuda failure 'invalid argument'
+torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.3
+ncclUnhandledCudaError: Call to CUDA function failed.
+""",
+        "env-nccl-218-transport-setup",
     ),
 ]
 

@@ -73,6 +73,8 @@ def compile_patterns(entries: Sequence[Entry], markers: Sequence[Marker] = ()) -
                 out[-1] = replace(out[-1], unless=s.unless)
         for c in e.context:
             add(c.pattern, c.caseless, "context", c.id, e.id, c.weight, c.window)
+            if c.before:
+                out[-1] = replace(out[-1], before=True)
     for m in markers:
         add(anchors.tolerant(m.pattern), m.caseless, "phase", m.id, None, 1.0, 0)
         if m.frequent:  # progress lines: one hit a chunk is enough, the numbered tail has the rest

@@ -132,6 +132,7 @@ class Pattern:
     window: int = 0
     single: bool = False  # report only the first match per scanned chunk (frequent, informative once)
     unless: str = ""  # a hit line that also matches this (any case) is no evidence (`Signature.unless`)
+    before: bool = False  # a context pattern counted only above its entry's hit (`ContextPattern.before`)
 
 
 @functools.lru_cache(maxsize=256)

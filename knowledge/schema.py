@@ -126,6 +126,11 @@ class ContextPattern(BaseModel):
     pattern: str = Field(min_length=3)
     weight: float = Field(default=1.0, gt=0, le=10)
     window: int = Field(default=60, ge=0, description="lines before/after a primary hit; 0 = whole job")
+    before: bool = Field(
+        default=False,
+        description="count it only above the hit (within `window`, same file): a cause printed before "
+        "the line it explains; the same text after the hit is another failure's consequence",
+    )
     caseless: bool = False
     description: str = ""
     source: str = Field(default="", description="where the text comes from, as for `Signature.source`")

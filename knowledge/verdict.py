@@ -67,7 +67,7 @@ def score_entries(sigs: list[Signal], job: Job) -> list[Scored]:
         ctx: dict[str, tuple[float, tuple[int, LineHit]]] = {}
         for src, hit, p in job.context.get(entry.id, []):
             if p.sig_id not in ctx and (
-                p.window == 0 or _near(lines_by_source.get(src, []), hit.line, p.window)
+                p.window == 0 or _near(lines_by_source.get(src, []), hit.line, p.window, p.before)
             ):
                 ctx[p.sig_id] = (p.weight, (src, hit))
         phase = job.phase_of(min(ss, key=Signal.order))
@@ -106,9 +106,10 @@ def _phase_bonus(entry: Entry, phase: PhaseFact | None) -> float | None:
     return None if entry.phase_only or phase.decided else -PHASE_MISMATCH
 
 
-def _near(sorted_lines: list[int], line: int, window: int) -> bool:
-    """Is some line of `sorted_lines` within `window` lines of `line`?"""
-    i = bisect_left(sorted_lines, line - window)
+def _near(sorted_lines: list[int], line: int, window: int, before: bool = False) -> bool:
+    """Is some line of `sorted_lines` within `window` lines of `line`? With `before`, only lines
+    below `line` count: the context (at `line`) must have been printed before the hit it explains."""
+    i = bisect_left(sorted_lines, line + 1 if before else line - window)
     return i < len(sorted_lines) and sorted_lines[i] <= line + window
 
 

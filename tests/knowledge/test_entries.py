@@ -500,8 +500,10 @@ EXAMPLES: list[tuple[str, str]] = [
     ),
     ("RuntimeError: Rank 2 timed out in monitoredBarrier after 1800000 ms.", "nccl-desync-report"),
     (
+        # alone (no `Watchdog caught collective operation timeout` named first), the tear-down line is
+        # read as the NCCL-error half of the watchdog's check (round 17e, nccl-ops-failed-no-timeout)
         "[E ProcessGroupNCCL.cpp:414] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data. To avoid this inconsistency, we are taking the entire process down.",
-        "nccl-watchdog-timeout",
+        "nccl-network-transport-error",
     ),
     (
         "[rank3]:[E1120 03:24:02.123456 ProcessGroupNCCL.cpp:1664] [PG ID 0 PG GUID 0(default_pg) Rank 3] Exception (either an error or timeout) detected by watchdog at work: 4021, last enqueued NCCL work: 4021, last completed NCCL work: 4020.",

@@ -190,6 +190,10 @@ EXAMPLES: list[tuple[str, str]] = [
         "env-import-undefined-symbol",
     ),
     ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", "env-cuda-driver-mismatch"),
+    (
+        "torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with error: tuple index out of range",
+        "env-visible-device-count-mismatch",
+    ),
     # rendezvous
     (
         "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
@@ -797,6 +801,36 @@ NOT_PRIMARY: list[str] = [
 
 # Multi-line snippets for entries that only count with context; run through the real engine.
 CONTEXT_CASES: list[tuple[str, str, str]] = [
+    (
+        "nccl-2-18-release-bug",
+        """NCCL version 2.18.3+cuda12.1
+[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1251, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.3
+[rank1]: ncclUnhandledCudaError: Call to CUDA function failed.
+[rank1]: Last error:
+[rank1]: Cuda failure 'invalid argument'
+""",
+        "env-nccl-218-transport-setup",
+    ),
+    (
+        "megatron-te-offload-args",
+        """[rank4]:   File "/usr/local/lib/python3.12/dist-packages/megatron/core/extensions/transformer_engine.py", line 1702, in get_cpu_offload_context
+[rank4]:     context, sync_func = _get_cpu_offload_context(
+[rank4]:   File "/usr/local/lib/python3.12/dist-packages/transformer_engine/pytorch/cpu_offload.py", line 512, in get_cpu_offload_context
+[rank4]:     raise ValueError(
+[rank4]: ValueError: CPU Offloading is enabled while it is not mentioned what to offload (weights/activations)
+""",
+        "env-te-offload-signature-misread",
+    ),
+    (
+        "verl-tool-parser-tokens",
+        """ValueError: No tool call parser found for tokenizer Qwen2TokenizerFast(name_or_path='/models/qwen', vocab_size=151643, added_tokens_decoder={
+        151657: AddedToken("<tool_call>", rstrip=False, lstrip=False, single_word=False, normalized=False, special=False),
+        151658: AddedToken("</tool_call>", rstrip=False, lstrip=False, single_word=False, normalized=False, special=False),
+}
+)
+""",
+        "env-rollout-tool-parser-tokens",
+    ),
     (
         "crash-after-pip-conflict",
         """ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.

@@ -89,6 +89,12 @@ class Marker(BaseModel):
         description="a frame that decides the phase wherever it sits in its traceback: an outer call that "
         "says what the inner frames were for (a `state_dict` taken to sync weights, not to save)",
     )
+    weak: bool = Field(
+        default=False,
+        description="a frame that says its phase only when no other frame of its traceback says one: "
+        "`torch.load` is a checkpoint load on its own, but under an object collective's unpickling "
+        "(`all_gather_object` of a state dict in a save) the outer frame says what it was for",
+    )
     silent_end: bool = Field(
         default=True,
         description="false: a log that stops after this line with no error hung there, it did not die "
@@ -293,19 +299,20 @@ class PhaseReader:
 
     def _frame(self, source: int, marks: list[PhaseMark], line: int, rank: int | None) -> PhaseFact | None:
         best: PhaseMark | None = None
+        weak: PhaseMark | None = None
         deciding: PhaseMark | None = None
         for m in marks:
             if m.line > line + FRAME_AFTER:
                 break
-            if (
-                m.line >= line - FRAME_WINDOW
-                and self.markers[m.marker].kind == "frame"
-                and _compatible(m, rank)
-            ):
-                best = m  # the innermost (latest) frame of the traceback
-                if self.markers[m.marker].decides:
+            marker = self.markers[m.marker]
+            if m.line >= line - FRAME_WINDOW and marker.kind == "frame" and _compatible(m, rank):
+                if marker.weak:
+                    weak = m  # only when no other frame of the traceback names a phase
+                else:
+                    best = m  # the innermost (latest) frame of the traceback
+                if marker.decides:
                     deciding = m
-        chosen = deciding or best
+        chosen = deciding or best or weak
         return self._fact(source, chosen) if chosen is not None else None
 
     def _state(self, source: int, marks: list[PhaseMark], line: int, rank: int | None) -> PhaseFact | None:

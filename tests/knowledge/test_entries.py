@@ -936,6 +936,19 @@ ncclUnhandledCudaError: Call to CUDA function failed.
 """,
         "env-nccl-218-transport-setup",
     ),
+    (
+        "zero-redundancy-consolidate-oom",
+        """Traceback (most recent call last):
+  File "/srv/run/ckpt.py", line 40, in save_all
+    optim.consolidate_state_dict(to=0)
+  File "/opt/py/lib/python3.11/site-packages/torch/distributed/optim/zero_redundancy_optimizer.py", line 585, in consolidate_state_dict
+    local_state_dict = _broadcast_object(
+  File "/opt/py/lib/python3.11/site-packages/torch/distributed/optim/zero_redundancy_optimizer.py", line 121, in _broadcast_object
+    obj = torch.load(buffer, map_location=device)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 1 has a total capacity of 44.34 GiB of which 98.12 MiB is free.
+""",
+        "state-consolidation-object-collective-oom",
+    ),
 ]
 
 

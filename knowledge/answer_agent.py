@@ -17,6 +17,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_agent as ta
 from denpex.core.texts import followups_runfacts as tr
 from knowledge import answer_asks, answer_launcher, answer_quote
+from knowledge.answer_join import first
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.intents import named_ranks
 from knowledge.jobfacts_answers import launcher_exits
@@ -45,7 +46,7 @@ ASKS_ROOT_PID = re.compile(
     r"\bpids?\b(?:[^?.]|\.(?=\w)){0,60}\broot[- ]?cause\b|\broot[- ]?cause\b(?:[^?.]|\.(?=\w)){0,60}\bpids?\b"
 )
 #: a rank's own pid ("which rank/pid threw"), or how a named rank ended ("what happened to it")
-ASKS_RANK_PID = re.compile(r"\bpid\b")
+ASKS_RANK_PID = re.compile(r"\bpid\b|\bprocess ?id\b|\bprocess number\b")
 ASKS_FATE = re.compile(
     r"\bwhat happened to (?:it|rank|them)\b|\bhow did (?:it|rank \d+) (?:exit|end|die)\b"
     r"|\bwas it (?:actually |really )?(?:hung|stuck|killed)\b"
@@ -53,6 +54,9 @@ ASKS_FATE = re.compile(
 ASKS_RDZV = re.compile(
     r"\brdzv\b|\brendezvous (?:backend|handler|type)\b|\bc10d\b|\bstatic (?:or|vs\.?) \w+"
     r"|\bwhich rendezvous\b"
+    # "what rendezvous setup was torchrun using", "rdzv config?", "how did the ranks rendezvous"
+    r"|\b(?:rendezvous|rdzv)[- ](?:setup|set-up|config\w*|method|mode|mechanism|kind|settings?|impl\w*)\b"
+    r"|\b(?:what|which|what kind of|how)\b[^?.]{0,30}\brendezvous\b(?! fail)"
     # "'server socket': which bit of the launcher was that", "didn't rank 0 fail to host the store"
     r"|\b(?:bit|part|piece|component) of (?:the )?(?:launcher|torchrun)\b|\bserver socket\b"
     r"|\bhost(?:s|ed|ing)? the (?:tcp ?)?store\b|\btcp ?store\b"
@@ -86,7 +90,7 @@ def with_agent(c: Ctx, text: str, got: Reply) -> Reply:
             said, shown = fact(pool)
             if said == ta.AGENT_PID_UNSAID and not _OWN_AGENT_PID.search(low):
                 continue  # "worker pids from torchrun's summary": the agent's own pid is not asked
-            got = _add(got, said, shown)
+            got = _add(got, said, shown, lead=fact is _rdzv and got.intent in _NOT_RDZV)
     if ASKS_TEARDOWN.search(low):
         got = _add(got, *_summary_teardown(c, pool))  # no `Sending process` line kept: the summary's
     if ASKS_ROOT_PID.search(low):
@@ -106,7 +110,11 @@ def _asked_ranks(c: Ctx, text: str) -> set[int]:
     return named or ({ini.rank} if ini is not None else set())
 
 
-def _add(got: Reply, said: str, shown: list[EvidenceLine]) -> Reply:
+#: intents whose answer is not about the rendezvous: the backend asked leads them
+_NOT_RDZV = frozenset({"complaint", "port", "rank_why", "which_rank", "explain", "summary"})
+
+
+def _add(got: Reply, said: str, shown: list[EvidenceLine], *, lead: bool = False) -> Reply:
     """`got` with `said`, unless the answer already tells it (the sentence, or every number it names
     that the answer's own lines do not merely quote)."""
     told = answer_asks.said(got)
@@ -117,6 +125,8 @@ def _add(got: Reply, said: str, shown: list[EvidenceLine]) -> Reply:
         return got
     if got.intent == "help":  # the fallback's "I can answer…" is no answer: the fact asked replaces it
         return reply("quote", said, shown)
+    if lead:
+        return first(got, said, shown)
     return answer_asks.with_lead(got, said, shown)
 
 

@@ -20,6 +20,7 @@ from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import thread as t
 from knowledge import (
     answer_code,
+    answer_datafix,
     answer_doubt,
     answer_evidence,
     answer_job,
@@ -105,6 +106,8 @@ def guess(c: Ctx, m: Match) -> Reply | None:
         read = answer_evidence.loss(c, replace(m, text=_LOSSES))
         lead = f"{tv.NAN_DATA_MAYBE.format(rank=ini.rank)} {read.lead}"
         return reply("alternatives", lead, read.lines, bullets=read.bullets)
+    if name == "the data pipeline" and (said := answer_datafix.data_phase(c, ini, what, m.text)):
+        return said  # "is it really the dataset or the model loading?": the rank was in its data phase
     if c.view.category in categories or (seen is not None and any(seen.search(ln.text) for ln in shown)):
         return reply(
             "alternatives", tf.GUESS_YES.format(name=name, rank=ini.rank, what=what), c.view.key_line()

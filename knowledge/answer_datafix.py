@@ -15,7 +15,9 @@ import re
 
 from denpex.core.texts import followups_victims as tv
 from knowledge.answer_asks import said, with_lead
-from knowledge.answer_types import Ctx, Reply
+from knowledge.answer_join import first
+from knowledge.answer_types import Ctx, Reply, reply
+from knowledge.jobfacts_answers import RankView
 
 #: how to restructure / rewrite / change the data code
 RESTRUCTURE_Q = re.compile(
@@ -23,7 +25,23 @@ RESTRUCTURE_Q = re.compile(
     r"\b(?:data\w*|index\w*|loader|loading|pipeline)\b"
     r"|\bhow (?:should|do|can|would) (?:i|we) (?:change|fix|load|build|handle|store)\b[^?]{0,30}"
     r"\b(?:data(?:set)?|index|data loading)\b"
+    # "a concrete replacement for building that index in RAM on every rank", "instead of loading it all"
+    r"|\b(?:replace\w*|alternative|instead of|avoid)\b[^?]{0,40}"
+    r"\b(?:build\w*|load\w*|hold\w*|keep\w*|materiali[sz]\w*)\b[^?]{0,40}\b(?:index\w*|data\w*|samples)\b"
+    r"|\b(?:index\w*|data(?:set)?)\b[^?]{0,40}\b(?:in (?:ram|memory)|on every rank)\b[^?]{0,60}"
+    r"\b(?:instead|replace\w*|avoid|alternative|pattern|snippet)\b",
+    re.IGNORECASE,
 )
+#: asks for code to drop in ("a code pattern I can drop in", "snippet?", "example code")
+_CODE_ASK = re.compile(
+    r"\bcode (?:pattern|snippet|example|sample)\b|\bsnippet\b|\bdrop[- ]in\b|\bexample code\b"
+    r"|\bshow (?:me )?(?:the |some )?code\b|\bpattern\b",
+    re.IGNORECASE,
+)
+#: the fix step that keeps the data off every rank's heap
+_MMAP_STEP = re.compile(r"\bmemory-map|\bmmap\b|\bmemmap\b|\barrow\b", re.I)
+#: answers the data-code ask replaces rather than follows
+_NOT_DATA = frozenset({"help", "activity", "explain", "summary", "rank_why", "which_rank"})
 #: the fix's steps about the data
 _DATA_STEP = re.compile(r"\bdata(?:set|loader)?\b|\bmemory-map|\bmmap\b|\bstream|\bnum_workers\b", re.I)
 #: a challenge that names another cause ("are you sure it isn't …", "what points at something else")
@@ -48,7 +66,32 @@ def with_data_fix(c: Ctx, text: str, got: Reply) -> Reply:
     fresh = [s.rstrip(".") for s in steps if s.lower().rstrip(".")[:60] not in told][:2]
     if not fresh:
         return got
-    return with_lead(got, tv.data_fix("; ".join(fresh)), [])
+    lead = tv.data_fix("; ".join(fresh))
+    if _CODE_ASK.search(text) and any(_MMAP_STEP.search(s) for s in steps):
+        lead = f"{lead} {tv.MMAP_PATTERN}"
+    if got.intent in _NOT_DATA:
+        return first(got, lead, [])
+    return with_lead(got, lead, [])
+
+
+#: the message offers model loading as the other cause ("the dataset or maybe the model loading?")
+_MODEL_LOAD = re.compile(r"\bmodel[- ]?(?:load\w*|init\w*)\b|\bload\w* (?:the |of the )?model\b", re.I)
+
+
+_WORKERS = re.compile(r"\bdata ?loader|\bworkers?\b", re.I)
+
+
+def data_phase(c: Ctx, ini: RankView, what: str, text: str) -> Reply | None:
+    """ "Is it really the dataset?" when the first rank failed in its data phase: yes, with the line it
+    printed of what it was doing (and not the model loading, when that is the other cause offered)."""
+    line = c.view.phase_line_of(ini)
+    if ini.phase != "data" or line is None or _FRAME.search(line.text) or _WORKERS.search(text):
+        return None  # "the dataloader workers?": a worker is another guess than the rank's own data code
+    core = _PREFIX.sub("", line.text).strip() or line.text.strip()
+    lead = tv.DATA_PHASE_YES.format(rank=ini.rank, what=what, text=core[:200], ref=line.ref)
+    if _MODEL_LOAD.search(text):
+        lead = f"{lead} {tv.DATA_NOT_MODEL}"
+    return reply("alternatives", lead, [*c.view.key_line(), line])
 
 
 def with_pointer(c: Ctx, text: str, got: Reply) -> Reply:
@@ -68,4 +111,4 @@ def with_pointer(c: Ctx, text: str, got: Reply) -> Reply:
     return with_lead(got, tv.points_at(ini.rank, core[:160], line.ref, pid, bool(killed)), [line])
 
 
-__all__ = ["CHALLENGE_Q", "RESTRUCTURE_Q", "with_data_fix", "with_pointer"]
+__all__ = ["CHALLENGE_Q", "RESTRUCTURE_Q", "data_phase", "with_data_fix", "with_pointer"]

@@ -54,6 +54,11 @@ def _losses(c: Ctx, rank: int) -> list[Loss]:
     return [(s, v, ln) for s, (v, ln) in sorted(found.items())]
 
 
+def losses_of(c: Ctx, rank: int) -> list[Loss]:
+    """(step, loss, line) of every step line the rank logged with a loss, in step order."""
+    return _losses(c, rank)
+
+
 def loss(c: Ctx, m: Match) -> Reply:
     """The last logged losses (the named rank's, else the rank that logged the most), whether they rose,
     then the failure that followed. Only logged values are judged: a step not logged is not claimed."""
@@ -291,6 +296,7 @@ __all__ = [
     "killed_unseen",
     "last_good_step",
     "loss",
+    "losses_of",
     "sigkill_check",
     "sigkill_line",
 ]

@@ -120,6 +120,9 @@ def versions(c: Ctx, m: Match) -> str:
         if hit is None and name == "NCCL" and c.d.collectives.comm_lib_version:
             found.append(tf.VERSION_DUMPS.format(version=c.d.collectives.comm_lib_version))
             continue
+        if hit is None and name == "NCCL" and (gloo := _gloo_line(c)) is not None:
+            found.append(tf.VERSION_GLOO.format(ref=ref(gloo)))  # no NCCL in the job: no version to have
+            continue
         if hit is None:
             if name not in _OPTIONAL or name in named:
                 found.append(tf.VERSION_MISSING.format(what=name))
@@ -132,6 +135,14 @@ def versions(c: Ctx, m: Match) -> str:
         )
     parts = [*(f[:1].upper() + f[1:] for f in found), _slot(c, m), _xid_at(c, m)]
     return " ".join(p for p in parts if p)
+
+
+def _gloo_line(c: Ctx) -> EvidenceLine | None:
+    """The failure line that shows the job's collectives ran on gloo (none: NCCL or not said)."""
+    from knowledge.answer_checks import backend_of  # answer_checks reads this module's answers
+
+    found = backend_of(c)
+    return found[1] if found is not None and found[0] == "gloo" else None
 
 
 _SLOT_Q = re.compile(r"\bpci\b|\bslot\b|\bbus ?id\b")

@@ -60,6 +60,15 @@ _CADENCE = re.compile(
     r"|\bevery how many (?:steps|seconds|s)\b",
     re.IGNORECASE,
 )
+#: asks what else the last lines show ("anything weird in the last lines", "anything unusual before it")
+_ANYTHING = re.compile(
+    r"\b(?:anything|something|any(?:thing)? else)\b[^?]{0,30}"
+    r"\b(?:weird|odd|unusual|strange|suspicious|off|else)\b"
+    r"|\blast (?:few )?lines\b|\bwhat else\b",
+    re.IGNORECASE,
+)
+#: a line the rank logged itself at INFO or WARNING level (its own doing, not a library's noise)
+_OWN_INFO = re.compile(r"\[(?:INFO|WARNING|WARN)\]|\b(?:INFO|WARNING)\b")
 _STAMP_HEAD = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\]?\s*")
 _RANK_MARK = re.compile(r"\[?\brank ?\d+\]?", re.IGNORECASE)
 
@@ -97,8 +106,10 @@ def before_failure(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
         lines = _tails(c).get(r.rank, [])
     picked: list[EvidenceLine] = []
     for ln in reversed(lines):
-        if _ERRORISH.search(_PREFIX.sub("", ln.text)) or not _PROGRESS.search(ln.text):
+        if _ERRORISH.search(_PREFIX.sub("", ln.text)):
             continue
+        if not _PROGRESS.search(ln.text) and not (_ANYTHING.search(text) and _OWN_INFO.search(ln.text)):
+            continue  # a line of another kind only when the message asks what else the last lines show
         picked.insert(0, ln)
         if (parse_step(ln.text) is not None and _METRIC_STEP.search(ln.text)) or len(picked) == 3:
             break

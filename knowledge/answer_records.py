@@ -21,7 +21,9 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_howfar as th
 from denpex.core.texts import followups_records as tx
 from knowledge import answer_asks, answer_code, answer_grounds
-from knowledge.answer_types import Ctx, Reply, rank_lines, when
+from knowledge.answer_join import first
+from knowledge.answer_types import Ctx, Reply, rank_lines, ref, when
+from knowledge.jobfacts_answers import launcher_exits
 from knowledge.lines import parse_timestamp
 
 _PREFIX = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\s*")
@@ -68,6 +70,8 @@ _EMPTY_ASK = re.compile(
     r"\b(?:stderr|stdout)(?:\.log)?s?\b[^?]{0,40}\bempty\b|\bempty\b[^?]{0,40}\b(?:stderr|stdout)",
     re.IGNORECASE,
 )
+#: answers not about the files: the empty file asked leads them ("r3 stderr empty, is that bad")
+_NOT_RECORDS = frozenset({"hardware", "help", "judge", "severity", "explain", "summary"})
 _RANK_FILE = re.compile(r"(?:^|/)(\d+)/(stdout\.log|stderr\.log)$")
 _FRAME_NAMED = re.compile(r"`?([\w.-]+\.py)`? line (\d+)")
 
@@ -319,7 +323,18 @@ def _empty(c: Ctx, text: str, got: Reply) -> Reply:
     if not _EMPTY_ASK.search(text):
         return got
     for rank, path in _unread(c):
-        got = _add(got, tx.EMPTY_FILE.format(path=path, rank=rank, files=c.d.stats.files), [])
+        said, shown = tx.EMPTY_FILE.format(path=path, rank=rank, files=c.d.stats.files), []
+        stop = next((e for e in launcher_exits(c.d) if e.rank == rank and e.signal is not None), None)
+        if stop is not None:  # the launcher stopped it: nothing of its own to print, not a bad sign
+            said += " " + tx.EMPTY_STOPPED.format(
+                rank=rank,
+                sig=stop.signal,
+                code=stop.code,
+                pid=f", pid {stop.pid}" if stop.pid else "",
+                ref=ref(stop.line),
+            )
+            shown = [stop.line]
+        got = first(got, said, shown) if got.intent in _NOT_RECORDS else _add(got, said, shown)
     ini = c.view.initiating
     if ini is None or ini.first_line is None:
         return got

@@ -61,6 +61,13 @@ _DIED_RANK = re.compile(
 )
 #: the rank's own log is asked, not the kernel's ("not dmesg, the rank log")
 _NOT_KERNEL = re.compile(r"\bnot (?:the )?(?:dmesg|kernel(?: log)?|syslog|node log)\b|\bown log\b|\bitself\b")
+#: the process's own side, not the kernel's ("last error line from the app side", "the application's
+#: error", "what did the python process log")
+_APP_SIDE = re.compile(
+    r"\b(?:app|apps|application|python|process|program|script|user[- ]?space|framework|pytorch|torch)"
+    r"(?:'s)?[- ](?:side|level|log|logs|error|errors|own)\b|\bfrom the (?:app|application|python|process)\b",
+    re.IGNORECASE,
+)
 
 
 def slow_notice(c: Ctx, m: Match) -> Reply | None:
@@ -137,7 +144,8 @@ def with_died(c: Ctx, text: str, got: Reply) -> Reply:
 def with_own_log(c: Ctx, text: str, got: Reply) -> Reply:
     """`got` led by the asked rank's own error line when the message asks what its own log said (not
     the kernel's line the answer quotes)."""
-    if not answer_where.OWN_LOG_Q.search(text) or not _NOT_KERNEL.search(text):
+    app = _APP_SIDE.search(text) is not None
+    if not app and (not answer_where.OWN_LOG_Q.search(text) or not _NOT_KERNEL.search(text)):
         return got
     named = [r for r in named_ranks(text) if r in c.view.ranks]
     r = c.view.ranks[named[0]] if named else c.view.initiating

@@ -44,6 +44,7 @@ from knowledge import (
     answer_kill_proof,
     answer_killscope,
     answer_lastlog,
+    answer_lastloss,
     answer_launch,
     answer_libframes,
     answer_line_change,
@@ -166,6 +167,7 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_save_start.with_logger(ctx, whole.text, got)  # "which rank logged the ckpt-6 save?"
     got = answer_fell_over.with_fell_over(ctx, whole.text, got)  # "time it fell over + the timeout"
     got = answer_same_host.with_host(ctx, whole.text, got)  # "rank 3 on a different host than the others?"
+    got = answer_lastloss.with_losses(ctx, whole.text, got)  # "last loss printed?", "other ranks' losses?"
     got = answer_rank_figures.with_rank_figures(ctx, whole.text, got)  # "loss at step 2000 on each rank?"
     got = answer_rank_tails.with_tails(ctx, whole.text, got)  # "what did the ranks print at the very end?"
     got = answer_call_line.with_call_line(ctx, whole.text, got)  # "train.py line with FSDP.x call"

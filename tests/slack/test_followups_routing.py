@@ -71,7 +71,7 @@ def test_what_a_library_says_is_its_line_and_its_meaning(
 def test_a_library_with_no_line_is_said_so(answerers: dict[str, Answerer]) -> None:
     reply = answerers["desync"].answer("what is nccl complaining about")
     assert reply.intent == "complaint"
-    assert reply.text.startswith("No line of this job's evidence comes from NCCL")
+    assert reply.text.startswith("No line of this failure's evidence names NCCL")
 
 
 @pytest.mark.parametrize(

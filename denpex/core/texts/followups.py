@@ -176,7 +176,7 @@ def complaint(who: str, rank: int | None, source: str, text: str) -> str:
 
 
 def complaint_none(who: str) -> str:
-    return f"No line of this job's evidence comes from {who}; the failure's own lines are below."
+    return f"No line of this failure's evidence names {who}; the failure's own lines are below."
 
 
 COMPLAINT_MEANS = "What it means:"
@@ -250,6 +250,10 @@ LAST_STEP = "Rank {rank}'s last logged step was {step}{total}."
 WENT_QUIET = "Rank {rank}'s last line was at {at} UTC ({ref}: `{text}`); after that it wrote nothing."
 VERSION_SEEN = "{what} {version}{where} ({ref})."
 VERSION_DUMPS = "NCCL {version} (the Flight Recorder dumps' `comm_lib_version`)."
+VERSION_GLOO = (
+    "No NCCL version applies: this job's collectives ran on gloo, PyTorch's CPU backend ({ref}), not"
+    " NCCL, so no NCCL bug (hang or other) can be behind it and its logs print no NCCL version."
+)
 VERSION_MISSING = "No {what} version is in the lines Denpex read: it is not printed in this job's logs."
 MEMORY_BY_RANK = (
     "From each rank's last progress line: rank {rank} at {value} {unit}, ranks {others} at {span} {unit} — "

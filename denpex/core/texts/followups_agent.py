@@ -7,8 +7,9 @@ AGENT_PID = (
     "The torchrun agent (the launcher process itself) was pid {pid}: its own log lines carry it ({ref})."
 )
 AGENT_PID_UNSAID = (
-    "The torchrun agent's own pid is not in the kept lines: the launcher printed no line of its own with"
-    " a pid; `ps -o pid,args -C torchrun` while it runs, or the job script's process tree, shows it."
+    "The torchrun agent's own pid is not in the lines Denpex kept: it is the number after the time in the"
+    " launcher's own glog-style lines (`W<MMDD> <time> <pid> torch/distributed/elastic/…`, e.g. its"
+    " `Sending process … closing signal SIGTERM` lines); `ps -o pid,args -C torchrun` while it runs shows it."
 )
 TEARDOWN = (
     "The launcher began tearing the job down at {time} ({ref}): it sent SIGTERM to pid(s) {pids}{failed}."

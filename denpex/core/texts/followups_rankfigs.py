@@ -46,3 +46,17 @@ DUMP_COUNT = (
     "lists and format version are not kept in this diagnosis)."
 )
 DUMP_COUNT_ROW = "rank(s) {ranks} had entered {seq}"
+
+# knowledge/answer_lastloss.py
+LAST_LOSS = "The last loss printed was {loss}, at step {step} (rank {rank}, {ref})."
+LOSS_NOT_LOGGED = "No rank's kept lines print a loss value: the logs do not say what the loss was."
+LOSS_ALL_RANKS = "Every rank logged its loss (ranks {ranks}): their values can be compared step by step."
+LOSS_ONLY_RANKS = (
+    "Only {ranks} logged losses ({ref}): the script prints the loss from {n} only; {silent} logged none, so"
+    " their losses are not in the logs."
+)
+LOSS_LOCAL_UNKNOWN = (
+    "Rank {rank}, the one that failed, logged no step loss of its own: the logs cannot tell whether the"
+    " NaN was local to its batch or on every rank — log the loss on every rank (or all-reduce a NaN flag)"
+    " to see."
+)

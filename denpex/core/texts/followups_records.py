@@ -33,4 +33,9 @@ EMPTY_FILE = (
     "`{path}` is the empty one: rank {rank}'s other file has lines, and it is the only one of the {files} "
     "files scanned that gave no line, so rank {rank} printed no error of its own there."
 )
+EMPTY_STOPPED = (
+    "That is expected, not a bad sign: rank {rank} was stopped from outside — the launcher's summary gives"
+    " it exitcode {code} ({sig}{pid}, {ref}): a signal ended it, so it had no error of its own to"
+    " print."
+)
 ERR_FILE = "Rank {rank}'s stderr.log has the failure: `{text}` ({ref})."

@@ -74,6 +74,24 @@ def xid_pid(rank: int, own: str, pid: str, ref: str) -> str:
     )
 
 
+DATA_PHASE_YES = (
+    "Yes, the data, by this job's evidence: rank {rank} failed first, with {what}; the last line it printed"
+    " before that says what it was doing: `{text}` ({ref})."
+)
+DATA_NOT_MODEL = (
+    "Not the model loading: that line is the rank building its data, and nothing in the kept lines shows a"
+    " model being loaded when it was killed."
+)
+MMAP_PATTERN = (
+    "A pattern to drop in: build the index once, on one rank, into a file, and have every rank memory-map"
+    " it read-only, so the pages are shared through the page cache instead of one copy per rank:"
+    " `if rank == 0 and not os.path.exists(path): idx = np.lib.format.open_memmap(path + '.tmp', mode='w+',"
+    " dtype=np.int64, shape=(n,)); fill idx in chunks; idx.flush(); os.replace(path + '.tmp', path)`, then"
+    " `dist.barrier()` and on every rank `idx = np.load(path, mmap_mode='r')` (or keep the data as HF"
+    " datasets Arrow files, which are memory-mapped the same way)."
+)
+
+
 def data_fix(steps: str) -> str:
     """The fix's steps about the data code, for a "how do I restructure the dataset code" ask."""
     return f"For the data code, the fix says: {steps}."

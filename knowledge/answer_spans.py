@@ -62,6 +62,8 @@ _NAMED: dict[str, re.Pattern[str]] = {
         r"\boom[- ]?kill\w*|\bxid\b|\bdmesg\b|\b(?:fell|fallen) off\b"
         # "when the kernel killed it", "a generic host OOM": the kernel's own OOM line
         r"|\bkernel (?:killed|stepped in|kill\w*|step\w* in|fired|shot)\b|\b(?:host|system|cpu|ram) oom\b"
+        # "the moment the process was killed": the kernel's kill, when its line is the first failure
+        r"|\b(?:the )?(?:process|it|rank \d+|worker) (?:was|got) killed\b"
     ),
     "teardown": re.compile(
         r"\bsigterm\w*|\bkill(?:ing|ed)? (?:things|the others|everything|them|off|the rest)\b"

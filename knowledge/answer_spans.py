@@ -39,13 +39,16 @@ _ASKS = re.compile(
     # "when did the save start vs when the kernel killed it", "gimme both timestamps": two times asked
     r"|\b(?:both|the two|two) (?:timestamps|times)\b|\bwhen\b[^?]{0,50}\b(?:vs\.?|versus) when\b"
     r"|\bexact (?:time|times|timestamps?)\b"
+    # "at what times did the launcher send SIGTERM and record rank 3's failure": two times asked
+    r"|\b(?:at )?what times\b"
 )
 #: each event a question can name, by the words that name it
 _NAMED: dict[str, re.Pattern[str]] = {
     "first": re.compile(r"\bfirst (?:log )?line\b|\b(?:job|run|logs?) start(?:ed)?\b"),
     "step": re.compile(
-        r"\blast (?:good |completed |successful |clean |logged |finished )?step\b|\bstep (?:line|\d+)\b"
-        r"|\bstep line\b"
+        r"\blast (?:(?:good|completed|successful|clean|logged|finished|training|train|healthy|normal) )"
+        r"{0,2}step\b"
+        r"|\bstep (?:line|\d+)\b|\bstep line\b|\bstep\b[^?]{0,20}\bat (?:the )?last log\b"
     ),
     "save": re.compile(r"\bsav(?:e|ing)\b|\bcheckpoint\w*|\bckpt\b|\btorch\.save\b|state_dict\b"),
     "failure": re.compile(
@@ -59,6 +62,8 @@ _NAMED: dict[str, re.Pattern[str]] = {
         r"\boom[- ]?kill\w*|\bxid\b|\bdmesg\b|\b(?:fell|fallen) off\b"
         # "when the kernel killed it", "a generic host OOM": the kernel's own OOM line
         r"|\bkernel (?:killed|stepped in|kill\w*|step\w* in|fired|shot)\b|\b(?:host|system|cpu|ram) oom\b"
+        # "the moment the process was killed": the kernel's kill, when its line is the first failure
+        r"|\b(?:the )?(?:process|it|rank \d+|worker) (?:was|got) killed\b"
     ),
     "teardown": re.compile(
         r"\bsigterm\w*|\bkill(?:ing|ed)? (?:things|the others|everything|them|off|the rest)\b"
@@ -67,6 +72,7 @@ _NAMED: dict[str, re.Pattern[str]] = {
     "report": re.compile(
         r"\b(?:torchrun|launcher|agent) (?:notic\w*|fail\w*|gave up|giv\w* up)|\bnotic\w* it\b"
         r"|\bfailed \(?exitcode\b|\bexitcode: ?-?\d+|\blauncher'?s? (?:\w+ )?(?:failed|failure) line\b"
+        r"|\brecord\w* (?:rank \d+'?s?|the|its) (?:failure|exit\w*|crash)"
     ),
     "end": re.compile(
         r"\btorchrun (?:report\w*|logg\w*)|\breport\w* the failure\b|\bfailure (?:logged|reported|report)\b"
@@ -135,6 +141,9 @@ def _named(events: list[Event], text: str) -> list[Event]:
         inside = report is not None and e.kind == "failure" and report.start() <= found.start() < report.end()
         if not inside:
             out.append(e)
+    kinds = {e.kind for e in events}
+    if report is not None and "report" not in kinds and "end" not in {e.kind for e in out}:
+        out += [e for e in events if e.kind == "end"]  # the launcher's report is the logs' last line
     return out
 
 

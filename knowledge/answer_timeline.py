@@ -35,11 +35,15 @@ class Event:
     coarse: bool = False  # a whole-second time (the launcher's failure summary)
 
 
+#: the launcher's and torch's per-rank prefixes before a glog stamp
+_RANK_PREFIX = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\[?")
+
+
 def iso_of(ln: EvidenceLine, year: str) -> str | None:
     stamp = parse_timestamp(ln.text)
     if stamp is not None and not stamp.relative and (iso := stamp.iso()) is not None:
         return iso
-    g = _GLOG.match(ln.text.strip())
+    g = _GLOG.match(_RANK_PREFIX.sub("", ln.text.strip()))  # `[rank1]:[E1120 03:18:20.000001 …`
     if g is None or not year:
         return None
     return f"{year}-{g.group(1)}-{g.group(2)}T{g.group(3)}.{(g.group(4) or '0')[:3]:0<3}Z"

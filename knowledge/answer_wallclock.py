@@ -11,6 +11,7 @@ this job's lines, when asked and not already said.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from denpex.core.texts import followups_facts as tf
 from knowledge.answer_asks import said, with_lead
@@ -23,7 +24,8 @@ ASKS_RUN = re.compile(
     r"\bwall[- ]?clock\b|\bwall[- ]?time\b|\btotal (?:run ?time|runtime|time|duration|length)\b"
     r"|\b(?:run ?time|runtime|duration) (?:of the (?:job|run)|total|overall)\b"
     r"|\bhow long did (?:it|the job|the run|this|this one|training|they|the gpus) "
-    r"(?:run|train|go|last|take|work|get)\b(?! (?:before|after|until|from|between|in|at|to)\b)"
+    r"(?:run|train|go|last|take|work|get)\b(?! (?:before|after|until|from|between|in(?! total)|at|to)\b)"
+    r"|\bwie lange?\b(?! (?:vor|nach|bis|von|zwischen)\b)"  # German "how long (did it run)"
     r"|\bhow long (?:total|in total|overall|altogether|all in)\b|\bfor how long (?:total|in total|overall)\b"
     r"|\bhow long (?:was|had) (?:it|the job|the run) (?:up|running|been running|alive)\b"
     r"(?! (?:before|when)\b)"
@@ -69,4 +71,6 @@ def with_run(c: Ctx, text: str, got: Reply) -> Reply:
         return got
     if got.intent == "help":
         return reply("when", sentence)
+    if got.intent == "phase":  # "how long did the job run in total?": the length leads, not the phase
+        return replace(got, lead=f"{sentence} {got.lead}", material=[sentence, *got.material])
     return with_lead(got, sentence, [])

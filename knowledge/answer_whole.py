@@ -26,6 +26,7 @@ from knowledge import (
     answer_desync_change,
     answer_died_of,
     answer_dump_states,
+    answer_dump_timeout,
     answer_envvar,
     answer_fell_over,
     answer_figures,
@@ -74,6 +75,9 @@ from knowledge import (
     answer_series,
     answer_settings_asked,
     answer_setup,
+    answer_silence,
+    answer_span_whole,
+    answer_started_proof,
     answer_step_stamps,
     answer_terms_job,
     answer_terse,
@@ -132,6 +136,7 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_desync_change.with_change(ctx, whole.text, got)  # "rewrite reduce_metric how?"
     got = answer_timedout.with_timed_out(ctx, whole.text, got)  # "when did they time out?"
     got = answer_waited.with_wait(ctx, whole.text, got)  # "how long did the other gpus sit waiting?"
+    got = answer_span_whole.with_spans(ctx, whole, got)  # "what times … SIGTERM … and record rank 3's exit?"
     got = answer_frames_more.with_more(ctx, whole.text, got)  # "python stack?", "which peer port?"
     got = answer_chain.with_chain(ctx, whole.text, got)  # "first exception in the chain?"
     got = answer_selfstop.with_self_stop(ctx, whole.text, got)  # "platform angle, or did it stop itself?"
@@ -173,6 +178,9 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_call_line.with_call_line(ctx, whole.text, got)  # "train.py line with FSDP.x call"
     got = answer_dump_states.with_states(ctx, whole.text, got)  # "last dump entry's state on each rank?"
     got = answer_bystanders.complete(ctx, whole.text, got)  # "did the others OOM too or just wait?"
+    got = answer_started_proof.with_proof(ctx, whole.text, got)  # "prove rank 1 went first", "related?"
+    got = answer_silence.with_intervals(ctx, whole.text, got)  # "how many step intervals of silence?"
+    got = answer_dump_timeout.with_dump_timeout(ctx, whole.text, got)  # "dump says timeout_ms 3000?"
     got = answer_delta.with_delta(ctx, whole.text, got)  # "… did the save start right after step 6?"
     got = answer_fix_asked.with_setting(ctx, whole.text, got)  # "grad clip flag", "ds key to flip"
     got = answer_fix_asked.with_resume(ctx, whole.text, got)  # "is there any ckpt to resume?"

@@ -41,3 +41,10 @@ EV_RANK_ERROR = "rank {rank}'s own error line"
 #: the failing rank's own timed lines around a failure line without a time: its last line before, its exit
 EV_PRIOR = "rank {rank}'s last line before it ({ref})"
 EV_EXIT = "rank {rank}'s exit line"
+#: the silence from the last step line to the end, counted in the job's own step times
+INTERVALS = (
+    "That is {count} step intervals of silence: {silence} from the last step line (step {step}, {ref}, "
+    "{at}) to {end} ({until}), at one step every {every}."
+)
+INTERVALS_END = "the end"
+INTERVALS_FAILED = "rank {rank}'s failure"

@@ -62,7 +62,7 @@ ASKS_SAVED = re.compile(
 #: resuming named with it ("is there a ckpt i can resume from?"): the restart verdict leads, then the save
 _RESUME_VERDICT = re.compile(r"\b(?:resume|resuming|restart|rerun|relaunch)\b")
 #: the ask "how much do we lose" stands for when the save fact is added to another answer
-_HOW_MUCH_LOST = "how much do we lose"
+HOW_MUCH_LOST = "how much do we lose"
 
 
 #: "is checkpoint-6.pt usable?": asked of the save a failure cut short, the same two facts answer it
@@ -151,7 +151,7 @@ def saved_fact(c: Ctx, m: Match) -> Reply | None:
     save exists (the last one logged, or none) is this, added after it."""
     if not ASKS_SAVED.search(m.text) or not _RESUME_VERDICT.search(m.text):
         return None
-    return lost(c, replace(m, text=_HOW_MUCH_LOST))
+    return lost(c, replace(m, text=HOW_MUCH_LOST))
 
 
 #: a line that logs a checkpoint save ("saving checkpoint at step 50", "Saved model to …")

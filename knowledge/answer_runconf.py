@@ -17,7 +17,7 @@ from collections.abc import Callable
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_runconf as tx
 from denpex.core.texts import followups_runfacts as tr
-from knowledge import answer_checks, answer_envvar, answer_logged
+from knowledge import answer_checks, answer_envvar, answer_logged, answer_unheld
 from knowledge.answer_asks import said, with_lead
 from knowledge.answer_quote import pool
 from knowledge.answer_types import Ctx, Reply, at, rank_list, ref, reply
@@ -139,8 +139,8 @@ def _script(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
         else:
             said_.append(tx.SCRIPT.format(script=hit[0], ref=ref(hit[1])))
             lines.append(hit[1])
-    if _TOTAL_Q.search(text):
-        said_.append(_total(c))
+    if _TOTAL_Q.search(text) and not ((total := _total(c)) == tx.NO_TOTAL and answer_unheld.asks_total(text)):
+        said_.append(total)  # none printed, asked as the configured total: knowledge.answer_unheld says so
     return " ".join(said_), lines
 
 

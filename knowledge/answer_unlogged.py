@@ -24,7 +24,12 @@ KERNEL_Q = re.compile(
     r"\b(?:dmesg|kernel(?:'s)? (?:log|evidence|line|message|ring)s?)\b"
     r"|\bdmesg (?:line|entry|output)\b|\bdid the (?:kernel|os|oom[- ]?killer)\b"
     r"|\b(?:was|is) (?:it|this|that) (?:the )?(?:kernel(?:'s)? )?oom[- ]?killer\b"
+    # "any EXT4/NFS I/O errors in dmesg around 21:36?", "kernel log from gpu-01 too?"
+    r"|\b(?:in|from|on) (?:the )?(?:dmesg|kernel(?:'s)? (?:log|ring)s?)\b"
+    r"|\bkernel\b[^?]{0,40}\b(?:errors?|xids?|messages?)\b|\bkernel log(?:s)? (?:from|for|of|on) \S+"
 )
+#: a node named in the ask ("kernel log from gpu-01")
+_NODE = re.compile(r"\b(?:from|for|of|on) ([A-Za-z][\w.-]*\d[\w.-]*)")
 #: asks for a command to run, not for what the log holds
 _HOW = re.compile(r"\b(?:search|grep|look) for\b|\bwhat (?:command|cmd)\b|\bhow (?:do|can|would|should)\b")
 #: a doubt about the hardware ("is that GPU defective?", "bad disk / I/O hardware error?")
@@ -84,6 +89,8 @@ def kernel(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
         return "", []
     what = category_words(ini.category or c.view.category)
     node_lines = [ln for ls in c.d.nodes.values() for ln in ls]
+    if node_lines and (other := _uncollected(c, text)):
+        return other, [ini.first_line]
     if node_lines:
         return _clean(c, text, node_lines)
     first = ini.first_line
@@ -92,6 +99,15 @@ def kernel(c: Ctx, text: str) -> tuple[str, list[EvidenceLine]]:
         lead += tx.SIGTERM_SENDER
     lead += tx.KERNEL_CHECK.format(node=ini.node or "its node")
     return lead, [first]
+
+
+def _uncollected(c: Ctx, text: str) -> str:
+    """A node the ask names whose kernel log was not collected, while another node's was."""
+    named = [n for n in _NODE.findall(text) if n in c.view.nodes and n not in c.d.nodes]
+    if not named:
+        return ""
+    have = ", ".join(f"{n}'s ({c.d.nodes[n][0].source})" for n in c.d.nodes if c.d.nodes[n])
+    return tx.NODE_NOT_COLLECTED.format(node=named[0], have=have)
 
 
 def _clean(c: Ctx, text: str, node_lines: list[EvidenceLine]) -> tuple[str, list[EvidenceLine]]:

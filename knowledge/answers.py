@@ -49,6 +49,7 @@ from knowledge import (
     answer_story,
     answer_summary_why,
     answer_time_limit,
+    answer_unheld,
     answer_unlogged,
     answer_wallclock,
     answer_whole,
@@ -227,10 +228,17 @@ class Answerer:
         if (room := answer_more.headroom(self.ctx, text)) and room.lower() not in answer_asks.said(got):
             got = answer_asks.with_lead(got, room, [])  # "and how do we check the box has headroom"
         said, shown = answer_unlogged.kernel(self.ctx, text)
-        if said and said.lower() not in answer_asks.said(got):
+        if said and got.intent == "help":
+            got = reply("facts", said, shown)  # "any I/O errors in dmesg?": none collected, no examples
+        elif said and said.lower() not in answer_asks.said(got):
             got = answer_join.first(got, said, shown)  # "any dmesg?": none collected, then the usual answer
-        if (gap := answer_unlogged.values(self.ctx, text)) and gap.lower() not in answer_asks.said(got):
-            got = reply("facts", gap, []) if got.intent == "help" else answer_join.first(got, gap, [])
+        got = answer_unheld.lead(self.ctx, text, got)  # "lr? fp16 or bf16?": not logged, then what is
+        gap = " ".join(answer_asks.new_sentences(got, answer_unlogged.values(self.ctx, text)))
+        if gap and got.intent == "help":
+            got = reply("facts", gap, [])
+        elif gap and gap.lower() not in answer_asks.said(got):
+            joined = answer_asks.with_lead if got.intent == "facts" else answer_join.first
+            got = joined(got, gap, [])  # after an unheld fact's sentence, the check it adds
         got = answer_runconf.added(self.ctx, text, got)  # "venv path?", "env vars set?", "total steps?"
         if (spent := answer_cost.cost(self.ctx, text)) and "gpu-hours" not in answer_asks.said(got):
             got = answer_cost.with_cost(got, spent)  # "how many GPU-hours did they burn waiting?"
@@ -296,6 +304,7 @@ class Answerer:
             got = answer_asks.with_lead(
                 got, said, shown
             )  # "which rank … and around which step": the step too
+        got = answer_unheld.held(self.ctx, text, got)  # "fp16 or bf16?": the line that prints it
         got = answer_decide.decided(self.ctx, self.matcher.match(text, nodes), got)  # "… drain or rerun?"
         if got.intent != "memory" or not routes.WHY_MECHANISM.search(text):
             return got

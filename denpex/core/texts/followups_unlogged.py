@@ -3,8 +3,15 @@
 #: no node log at all in the job's evidence
 NO_KERNEL_LOG = (
     "No kernel log (dmesg) was collected for this job, so nothing here can show a kernel OOM kill, "
-    "an Xid or another kernel event. What the job's own lines show: rank {rank} failed first with "
+    "an Xid, a filesystem I/O error or another kernel event. What the job's own lines show: rank {rank} "
+    "failed first with "
     "{what} ({ref}: `{text}`)."
+)
+#: a node asked about whose kernel log was not collected, another node's was
+NODE_NOT_COLLECTED = (
+    "No kernel log (dmesg) from {node} is in this job's evidence: it was not collected, so nothing here can "
+    "show an Xid or another kernel event on {node}; only {have} was. Run `dmesg -T | grep -iE 'xid|oom'` on "
+    "{node} to check it."
 )
 #: the first rank was ended by SIGTERM: who sends that
 SIGTERM_SENDER = (

@@ -100,6 +100,9 @@ from tests.slack.test_followups_round38d import CASES as ROUND38D
 from tests.slack.test_followups_round39e import CASES as ROUND39E
 from tests.slack.test_followups_round39f import CASES as ROUND39F
 from tests.slack.test_followups_round39g import CASES as ROUND39G
+from tests.slack.test_followups_round40a import CASES as ROUND40A
+from tests.slack.test_followups_round40b import CASES as ROUND40B
+from tests.slack.test_followups_round40c import CASES as ROUND40C
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -191,6 +194,9 @@ FACTS = (
     + ROUND39E
     + ROUND39F
     + ROUND39G
+    + ROUND40A
+    + ROUND40B
+    + ROUND40C
     + LEVERS
 )
 

@@ -16,8 +16,9 @@ index in RAM" was not a data-code ask; the data-pipeline guess said "not the dat
 killed while building its data index.
 
 Left: "explain 'full state dict'" (a glossary alias made the explain answer drop the asked figures of
-fsdp_cpu_save's "what is FSDP and what does 'full state dict' do … how big was the process": reverted); the torchrun agent's own pid (23211) and the Flight Recorder entries' `input_sizes` are not in what
-the diagnosis keeps (the agent's glog lines and the dumps' sizes are dropped by the engine).
+fsdp_cpu_save's "what is FSDP and what does 'full state dict' do … how big was the process": reverted);
+the torchrun agent's own pid (23211) and the Flight Recorder entries' `input_sizes` are not in what the
+diagnosis keeps (the agent's glog lines and the dumps' sizes are dropped by the engine).
 """
 
 from __future__ import annotations

@@ -60,7 +60,12 @@ does not exist." from torch.save as a code error, no checkpoint OOM read from a 
 ranks 6 of 6 (torchrun's `local_rank N FAILED with no error file`, Horovod's coordinator frame, the
 watchdog's desync-report assert); version rules (a cuDNN attribute the installed cuDNN rejects, a
 segfault inside hwloc, NCCL's lost topology id) fixed 5 older cases: category 0.893 -> 0.889 (563/633;
-floor 0.89 -> 0.88), rank 0.955 (84/88), checkpoint classes 57/72.
+floor 0.89 -> 0.88), rank 0.955 (84/88), checkpoint classes 57/72. December 7 (thirteenth session):
+engine round 17 on the corpus's own misses, five helpers each on one group of classes (release bugs and
+builds named by the library's own line, checkpoint loads and conversions as phase markers, a save that
+consolidates sharded state through object collectives, NCCL's own words for a timeout or a network
+fault): category 0.889 -> 0.913 (578/633; floor 0.88 -> 0.90), checkpoint classes 57/72 -> 58/72 (floor
+0.79 -> 0.80), rank 0.955 (84/88); no case that was right turned wrong.
 """
 
 from __future__ import annotations
@@ -71,10 +76,10 @@ from knowledge.engine import Engine
 from tests.tools.score_fast import score
 
 ROOT = Path(__file__).resolve().parents[2]
-MIN_CATEGORY_ACCURACY = 0.88
+MIN_CATEGORY_ACCURACY = 0.90
 MIN_RANK_ACCURACY = 0.95
 CHECKPOINT_CLASSES = ("gpu_oom_checkpoint_gather", "cpu_oom_checkpoint")
-MIN_CHECKPOINT_ACCURACY = 0.79
+MIN_CHECKPOINT_ACCURACY = 0.80
 
 
 def test_corpus_accuracy_floor(engine: Engine) -> None:

@@ -198,35 +198,6 @@ CASES["tp_saver_all_gather_object_unpickle_oom"] = (
     None,
 )
 
-# 4 FSDP1 full state dict for torch.save, the paste cut inside the post-state_dict hook's clone
-CASES["fsdp_full_state_dict_post_hook_cut"] = (
-    {
-        "rank0.err": "\n".join(
-            tb(
-                [
-                    ("/opt/app/finetune.py", 88, "main", 'torch.save(model.state_dict(), "out.pt")'),
-                    (
-                        f"{SP}/torch/distributed/fsdp/fully_sharded_data_parallel.py",
-                        700,
-                        "_full_post_state_dict_hook",
-                        "return _common_unshard_post_state_dict_hook(",
-                    ),
-                    (
-                        f"{SP}/torch/distributed/fsdp/_state_dict_utils.py",
-                        310,
-                        "_common_unshard_post_state_dict_hook",
-                        "param_hook(state_dict, prefix, fqn)",
-                    ),
-                ],
-                "",
-            )[:-1]
-        )
-        + "\n",
-    },
-    "gpu_oom_checkpoint_gather",
-    None,
-)
-
 # lookalike: the same FSDP hook frames, but the traceback ends on a KeyError: a code error
 CASES["lookalike_fsdp_post_hook_keyerror"] = (
     {

@@ -36,7 +36,11 @@ def _asked(key: str, text: str, lower: str, loose: bool) -> bool:
         return False
     if not re.search(rf"(?<![\w-]){re.escape(key.lower())}(?![\w-])", lower):
         return False
-    if re.search(rf"(?<![\w-]){re.escape(key.lower())}\s*[:=]", lower):  # the message gives it: not asked
+    # the message gives its value itself ("mem_alloc was ~61GiB", `useIpv6: false`): not asked
+    if re.search(
+        rf"(?<![\w-]){re.escape(key.lower())}\s*(?:[:=]|was|is|of|at)\s*~?-?\d|(?<![\w-]){re.escape(key.lower())}\s*[:=]",
+        lower,
+    ):
         return False
     return bool(_NAMED.search(key)) or loose
 

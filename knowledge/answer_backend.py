@@ -27,6 +27,10 @@ _APPLIES = re.compile(
     r"|\b(?:do|does|did|would|will) (?:that|this|it|they|those|these|either)(?: \w+){0,2}"
     r" (?:do|apply|matter|help|affect|change)\w* (?:anything|something|here|for)\b"
     r"|\b(?:relevant|apply|applies|matter|matters) (?:here|to this|for this)\b"
+    # "would TORCH_NCCL_ASYNC_ERROR_HANDLING have changed anything here?": the setting as the subject
+    r"|\b(?:would|will|does|did|do|could|can) (?:setting )?(?:torch_)?nccl_[\w=.]+(?: \w+){0,2}"
+    r" (?:do|apply|matter|help|affect|change|fix|prevent|avoid|save|catch)\w* (?:with |on |for )?"
+    r"(?:anything|something|here|this|it)\b"
     r"|\bis (?:nccl|it nccl|this nccl) (?:even|actually|really)\b"
     # "is there an nccl problem on top of the RAM thing?": a second fault read into the rank table
     r"|\bnccl (?:problem|issue|error|fault|bug|failure)s? (?:on top|too|as well|also|in addition)\b"

@@ -18,7 +18,7 @@ from denpex.core.ranks import ranges
 from denpex.core.texts import followups_frames as tf
 from knowledge import answer_code
 from knowledge.answer_code import Frame
-from knowledge.answer_types import Ctx, Reply
+from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.lines import parse_rank
 
 #: a message about frames, lines of the script, or the backend error a rank printed
@@ -32,8 +32,17 @@ _ASKS = re.compile(
     r"|\bline of (?:\w+ )?(?:code|script)\b|\bexact line\b"
     # "where exactly in torchrun did it fail?", "what call actually blew up?"
     r"|\bwhere (?:exactly )?in (?:the )?(?:torchrun|launcher|agent)\b"
-    r"|\b(?:what|which) (?:call|function)\b[^?]{0,20}\b(?:blew up|failed|raised|threw|crashed|broke)\b",
+    r"|\b(?:what|which) (?:call|function)\b[^?]{0,20}\b(?:blew up|failed|raised|threw|crashed|broke)\b"
+    # "in the middle of - forward, backward, fetching data?", "which _c10d_functional op was it inside?"
+    r"|\bforward\b[^?]{0,20}\bbackward\b|\bbackward\b[^?]{0,20}\bforward\b|\bin the middle of\b"
+    r"|\b(?:which|what) (?:\w+ )?(?:op|collective)\b[^?]{0,30}\b(?:inside|in|within)\b",
     re.IGNORECASE,
+)
+#: a name the message gives that a frame's function may carry ("backward", "_c10d_functional")
+_NAME = re.compile(r"\b_?[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b")
+#: words too common to pick a frame by
+_COMMON = frozenset(
+    {"which", "what", "frame", "inside", "where", "there", "their", "thing", "actually", "rank"}
 )
 #: a quoted span of an earlier answer ("you said 1 and 3 'waited on rank 2'"): its ranks are not asked
 _QUOTED = re.compile(r"(?<!\w)'[^']{3,80}'(?!\w)|\"[^\"]{3,80}\"|‘[^’]{3,80}’|“[^”]{3,80}”")
@@ -82,6 +91,8 @@ def _walk(text: str, frames: list[Frame], lines: list[EvidenceLine]) -> list[Fra
     keep += [f for f in frames if f.number in numbers]
     for name in files:  # a named file: its deepest frame
         keep += [f for f in frames if f.path.rsplit("/", 1)[-1].lower() == name][-2:]  # and its caller
+    names = {w for w in _NAME.findall(text.lower()) if len(w) >= 7 and w not in _COMMON}
+    keep += [f for f in frames if any(n in f.func.lower() or n in _code(lines, f).lower() for n in names)][:3]
     keep.append(frames[-1])
     seen: dict[tuple[str, int], Frame] = {(f.path, f.number): f for f in keep}
     return sorted(seen.values(), key=lambda f: frames.index(f))
@@ -153,6 +164,8 @@ def with_frames(c: Ctx, text: str, got: Reply) -> Reply:
     new = [s for s in said if not _given(s, got.lead)]
     if not new:
         return got
+    if got.intent == "help":  # "which engine frame OOMed?" matched no intent: the frames are the answer
+        return reply("show_lines", " ".join(new), c.view.key_line())
     ini = c.view.initiating
     if named and ini is not None and ini.rank not in named and got.lead.startswith(f"Rank {ini.rank}'s"):
         # "exact line of code ranks 0-2 were blocked on?": theirs first, then the first rank's

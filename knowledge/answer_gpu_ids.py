@@ -14,6 +14,7 @@ import re
 
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_agent as ta
+from denpex.core.texts import followups_facts as tfa
 from knowledge import answer_asks
 from knowledge.answer_types import Ctx, Reply, rank_lines, rank_list, ref
 from knowledge.intents import named_ranks
@@ -53,7 +54,18 @@ def with_ids(c: Ctx, text: str, got: Reply) -> Reply:
         got = _add(got, *_pid(c, rank, lines, text))
     if ASKS_BEFORE.search(low):
         got = _add(got, *_before(c))
+    if "cuda_visible_devices" in low:  # "what was CUDA_VISIBLE_DEVICES for it?": printed or not
+        got = _add(got, *_visible(c, lines))
     return got
+
+
+def _visible(c: Ctx, lines: list[EvidenceLine]) -> tuple[str, list[EvidenceLine]]:
+    """The line that prints CUDA_VISIBLE_DEVICES, else that no line of this job prints it."""
+    kept = [ln for t in c.d.tails for ln in t.lines] + list(c.view.evidence) + list(c.d.facts.setup)
+    for ln in [*lines, *kept]:
+        if "CUDA_VISIBLE_DEVICES" in ln.text:
+            return "", []
+    return tfa.VISIBLE_UNSAID, []
 
 
 def _rank(c: Ctx, text: str) -> int | None:

@@ -32,6 +32,7 @@ from knowledge import (
     answer_errline,
     answer_evidence,
     answer_facts,
+    answer_fields,
     answer_fixdoubt,
     answer_fixfit,
     answer_fixordebug,
@@ -69,6 +70,7 @@ from knowledge import (
     answer_rootcause,
     answer_said_where,
     answer_save_copy,
+    answer_saved,
     answer_secrets,
     answer_silent,
     answer_spans,
@@ -204,9 +206,11 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_platform.platform_or_ours, False),  # "platform issue or ours? tell the HPC team?"
     (answer_platform.dmesg_before_return, False),  # "check dmesg before putting it back?": yes, how
     (answer_norank.no_such_rank, False),  # "did rank 5 enter SeqNum 5?" on a 4-rank job: no rank 5
+    (answer_fields.fields, False),  # "DistNetworkError fields: useIpv6 and code?": as printed
     (answer_errline.flag, False),  # "could this be an IPv6 binding issue?": `useIpv6: false` as printed
     (answer_errline.started, False),  # "did any rank actually get going?": no worker started
     (answer_errline.before_limit, False),  # "what do I add so it saves before the time limit?"
+    (answer_saved.saved, False),  # "did it save a checkpoint before it got killed?": none shows
     (answer_teardown.stopped, False),  # "pids torchrun SIGTERMed + exit codes?": the sends, the summary
     (answer_teardown.order, False),  # "SIGTERMs before or after rank 3's -11? exact times": in order, why
     (answer_world.world, False),  # "world_size=4 here, world 8 there: which is it?": the ranks shown

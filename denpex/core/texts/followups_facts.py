@@ -333,6 +333,10 @@ DEVICE_CHECK = (
     "To name the physical card: `nvidia-smi --query-gpu=index,pci.bus_id,serial --format=csv` on {node} "
     "maps that index to its bus id and serial."
 )
+VISIBLE_UNSAID = (
+    "CUDA_VISIBLE_DEVICES is not in the logs: no line of this job prints it, so its value is not recorded"
+    " (if it was unset, torchrun's local rank N uses the node's device N)."
+)
 DEVICE_BLOCK = (
     "{node} ran ranks {ranks}, one block, as torchrun numbers a node's workers: it is that node's local_rank "
     "{n}, so its GPU is the node's device {n} (cuda:{n}), unless the job remaps CUDA_VISIBLE_DEVICES."

@@ -32,6 +32,8 @@ ASK = re.compile(
     r"|\b(?:is|was) (?:it|this|that)(?: (?:log )?(?:line|error|message|one))? the (?:real |actual |root )?"
     r"(?:problem|cause|culprit|smoking gun)\b"
 )
+#: a traceback's source line (indented under its `File "…", line N` frame)
+_CODE = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\s{3,}(?!File )\S")
 #: the ranks other than the one that started it ("the other ranks", "the rest")
 _OTHERS = re.compile(r"\b(?:other ranks?|the others|the rest|remaining ranks|everyone else)\b")
 
@@ -47,6 +49,8 @@ def cause_or_symptom(c: Ctx, m: Match, raw: str) -> Reply | None:
     if found is None:
         return _described(c, m)
     ln = found[1]
+    if _CODE.search(ln.text):  # a traceback's source line: the code that ran, not an error of its own
+        return None
     rank = _printer(c, ln, raw)
     if rank is None:
         if ln in c.view.evidence[:3]:

@@ -18,8 +18,8 @@ from knowledge.answer_types import Ctx, Reply, ref, reply
 
 #: the ask names a full (or sharded) state dict
 _ASK = re.compile(
-    r"\b(?:full|unsharded|sharded)[ _-]?(?:state[ _-]?dict|checkpoint)s?\b"
-    r"|\bstate[ _-]?dict\b.{0,60}\b(?:sharded|full|unsharded)\b"
+    r"\b(?:full|unsharded|sharded)[ -]?(?:state[ -]?dict|checkpoint)s?\b"
+    r"|\bstate[ -]?dict\b.{0,60}\b(?:sharded|full|unsharded)\b"
 )
 #: the job's own line that makes each kind
 _FULL = re.compile(r"\bfull_state_dict\s*=\s*True\b|\bFULL_STATE_DICT\b|\bFullStateDictConfig\b")

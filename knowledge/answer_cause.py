@@ -15,7 +15,7 @@ from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_facts as tf
 from denpex.core.texts import followups_verdicts as tv
 from denpex.core.texts import thread as t
-from knowledge import answer_quote, answer_where
+from knowledge import answer_lastlog, answer_quote, answer_where
 from knowledge.answer_types import Ctx, Reply, ref, reply
 from knowledge.answer_types import rank_list as rl
 from knowledge.intents import Match
@@ -29,8 +29,11 @@ ASK = re.compile(
     r"|\b(?:second|separate|another|different|2nd|new|own|independent) (?:problem|issue|failure|bug|error)"
     r"\b[^?]{0,20}\bor\b"
     r"|\bor (?:just )?(?:fallout|a symptom|collateral|a side[- ]effect|a consequence|downstream)\b"
-    r"|\b(?:is|was) (?:it|this|that) the (?:real |actual |root )?(?:problem|cause|culprit)\b"
+    r"|\b(?:is|was) (?:it|this|that)(?: (?:log )?(?:line|error|message|one))? the (?:real |actual |root )?"
+    r"(?:problem|cause|culprit|smoking gun)\b"
 )
+#: a traceback's source line (indented under its `File "…", line N` frame)
+_CODE = re.compile(r"^(?:\[default\d+\]:)?(?:\[rank\d+\]:)?\s{3,}(?!File )\S")
 #: the ranks other than the one that started it ("the other ranks", "the rest")
 _OTHERS = re.compile(r"\b(?:other ranks?|the others|the rest|remaining ranks|everyone else)\b")
 
@@ -38,12 +41,16 @@ _OTHERS = re.compile(r"\b(?:other ranks?|the others|the rest|remaining ranks|eve
 def cause_or_symptom(c: Ctx, m: Match, raw: str) -> Reply | None:
     """The pasted line's rank and part: the cause, or a symptom of the rank that failed first."""
     ini = c.view.initiating
-    if ini is None or not ASK.search(m.text):
+    if not ASK.search(m.text):
         return None
+    if ini is None:
+        return _from_outside(c, m, raw)
     found = answer_quote.located(c, m, raw)
     if found is None:
         return _described(c, m)
     ln = found[1]
+    if _CODE.search(ln.text):  # a traceback's source line: the code that ran, not an error of its own
+        return None
     rank = _printer(c, ln, raw)
     if rank is None:
         if ln in c.view.evidence[:3]:
@@ -53,10 +60,29 @@ def cause_or_symptom(c: Ctx, m: Match, raw: str) -> Reply | None:
         return _cause(c, rank, ln, t.category_words(c.view.category))
     if rank.role == "initiating":  # its own line of context: what it was doing, not the failure
         what = t.category_words(c.view.category)
-        return reply("context", tf.CAUSE_CONTEXT.format(rank=rank.rank, ref=ref(ln), what=what), [ln])
+        lead = tf.CAUSE_CONTEXT.format(rank=rank.rank, ref=ref(ln), what=what)
+        if answer_lastlog.last_own(c, rank.rank) == ln:  # "and nothing after": its last own line
+            lead = f"{lead} {tf.CAUSE_LAST.format(rank=rank.rank)}"
+        return reply("context", lead, [ln])
     if rank.role == "collateral":
         return _symptom(c, [rank], ln)
     return None
+
+
+def _from_outside(c: Ctx, m: Match, raw: str) -> Reply | None:
+    """No rank failed on its own (the scheduler ended the job): a pasted signal line is the result of
+    that, not its cause."""
+    found = answer_quote.located(c, m, raw)
+    if found is None or not _SIGNAL.search(found[1].text) or not c.view.evidence:
+        return None
+    ln, head = found[1], c.view.evidence[0]
+    what = t.category_words(c.view.category)
+    lead = tf.CAUSE_OUTSIDE.format(ref=ref(ln), what=what, iref=ref(head))
+    return reply("rank_why", lead, [ln, head] if head != ln else [ln])
+
+
+#: a line that reports a signal the process was sent (SIGTERM, "Received 15 death signal")
+_SIGNAL = re.compile(r"(?i)\bsig(?:term|kill|int)\b|death signal|signal \d+|\bcancell?ed\b")
 
 
 def _printer(c: Ctx, ln: EvidenceLine, raw: str) -> RankView | None:

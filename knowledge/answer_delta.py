@@ -26,6 +26,8 @@ from knowledge.lines import parse_rank, parse_step
 _DELTA = re.compile(
     r"\bdelta\b|\b(?:vs\.?|versus)\b|\bbetween\b.{3,90}\band\b|\bhow (?:quickly|soon|long) after\b"
     r"|\btime of\b.{3,90}\band (?:the )?time\b|\bimmediately after\b|\bafter (?:some|a) delay\b"
+    # "the save was ~5s in": a span stated in seconds after the first event
+    r"|~?\b\d+(?:\.\d+)? ?(?:s|secs?|seconds?|ms|min|minutes?) (?:in|into|later|apart)\b"
 )
 _TIME_WORD = re.compile(
     r"\b(?:time|times|ts|timestamps?|when|delta|how long|how quickly|how soon|secs?|seconds)\b"

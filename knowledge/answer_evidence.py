@@ -146,7 +146,10 @@ def _trend(series: list[Loss], shown: list[Loss]) -> str:
         return tf.LOSS_SPIKE.format(value=last, step=step, median=f"{typical:.4g}")
     low = min(shown, key=lambda x: float(x[1]))[1]
     high = max(shown, key=lambda x: float(x[1]))[1]
-    return tf.LOSS_FLAT.format(low=low, high=high, value=last, step=step)
+    vals = [float(v) for _, v, _ in shown]
+    falling = len(vals) > 1 and all(v == v for v in vals) and vals[-1] < vals[0]  # NaN != NaN
+    down = tf.LOSS_DOWN if falling else ""
+    return tf.LOSS_FLAT.format(low=low, high=high, down=down, value=last, step=step)
 
 
 #: asks whether the loss rose before the failure ("was loss climbing", "did it blow up gradually")

@@ -60,6 +60,12 @@ def _own_timed(c: Ctx, rank: int) -> list[tuple[str, EvidenceLine]]:
     return sorted(out, key=lambda p: (p[0], p[1].source, p[1].line))
 
 
+def last_own(c: Ctx, rank: int) -> EvidenceLine | None:
+    """The rank's last timestamped line of its own before its failure, if any."""
+    timed = _own_timed(c, rank) if rank in c.view.ranks else []
+    return timed[-1][1] if timed else None
+
+
 def _failed(ln: EvidenceLine, first: EvidenceLine | None) -> bool:
     """Whether `ln` is the rank's failure line or after it in the same file."""
     return first is not None and ln.source == first.source and ln.line >= first.line

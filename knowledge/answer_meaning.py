@@ -46,6 +46,7 @@ _PHRASES: dict[str, re.Pattern[str]] = {
     "segfault": re.compile(r"\bseg ?faults?\b|\bsegmentation fault\b|\bsigsegv\b|\bsignal 11\b"),
     "nan_divergence": re.compile(r"\bnan\b|\bloss is inf\b|\bdiverg\w*"),
     "scheduler_kill": re.compile(r"\bscheduler[_ ]kill\b|\btime limit\b|\bdue to time\b"),
+    "dataloader_worker_killed": re.compile(r"\bdataloader worker\b.{0,60}\bkilled\b|\bkilled by signal\b"),
 }
 _XID_OFF_BUS = 79
 

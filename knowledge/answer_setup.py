@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 
 from denpex.core.models import EvidenceLine
+from denpex.core.texts import followups_meaning as tm
 from denpex.core.texts import followups_setup as ts
 from knowledge.answer_types import Ctx, Reply, reply
 from knowledge.setup_lines import kind_of
@@ -196,7 +197,8 @@ def with_setup(c: Ctx, text: str, got: Reply) -> Reply:
     said, shown = answer(c, text)
     if not said or (shown and all(ln.ref in got.lead for ln in shown)):
         return got
-    if got.intent in ("help", "explain") or not got.known:
+    kind_meant = any(got.lead.startswith(v) for v in tm.MEANINGS.values())  # this job's failure explained
+    if (got.intent in ("help", "explain") and not kind_meant) or not got.known:
         return reply("setup", said, shown)
     lines = got.lines + [ln for ln in shown if all(ln.ref != x.ref for x in got.lines)]
     return replace(got, lead=f"{got.lead} {said}".strip(), lines=lines, material=[*got.material, said])

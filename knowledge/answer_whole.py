@@ -19,12 +19,14 @@ from knowledge import (
     answer_change,
     answer_cited_line,
     answer_ckpt_file,
+    answer_claimed_kind,
     answer_contest,
     answer_datafix,
     answer_dcp_api,
     answer_delta,
     answer_desync_change,
     answer_died_of,
+    answer_doing_named,
     answer_dump_states,
     answer_dump_timeout,
     answer_envvar,
@@ -78,6 +80,7 @@ from knowledge import (
     answer_silence,
     answer_span_whole,
     answer_started_proof,
+    answer_statedict,
     answer_step_stamps,
     answer_terms_job,
     answer_terse,
@@ -185,4 +188,7 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_fix_asked.with_setting(ctx, whole.text, got)  # "grad clip flag", "ds key to flip"
     got = answer_fix_asked.with_resume(ctx, whole.text, got)  # "is there any ckpt to resume?"
     got = answer_fix_asked.with_repro(ctx, whole.text, got)  # "how many steps to get past it?"
+    got = answer_statedict.with_kind(ctx, whole.text, got)  # "full state dict vs sharded, which here?"
+    got = answer_doing_named.with_doing(ctx, whole.text, got)  # "what were ranks 0 and 2 doing?"
+    got = answer_claimed_kind.with_claim(ctx, whole.text, got)  # "rank 0 segfaulted right?"
     return answer_dcp_api.fit(ctx, got)  # the entry's FSDP1 cause and fix said in the job's DCP API too

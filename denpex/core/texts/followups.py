@@ -345,7 +345,7 @@ KILLED_UNSEEN = (
 CHECKPOINT_NAMED = "The save it was in was writing `{name}` ({ref})."
 PORT_HOLDER = "To see what holds it, run on that node:"
 PORT_HOLDER_UNNAMED = (
-    "The logs don't name the process holding it (they don't show a pid or a job): the error says only "
+    "The logs don't say which process holds it (they don't show a pid or a job): the error says only "
     "that the address was taken, so whether it is your old job can't be told from them."
 )
 GAPS_LEAD = "To confirm it, this job's evidence lacks: {gaps}."
@@ -359,7 +359,10 @@ GAPS_NONE = (
     "Nothing obvious is missing: this job's evidence has the ranks' logs and the kernel log of {nodes}."
 )
 LOSS_TREND = "The last logged losses ({who}, steps {first}–{last}): {values}."
-LOSS_FLAT = "No spike in those logged values (range {low}–{high}); the last one was {value} at step {step}."
+LOSS_FLAT = (
+    "No spike in those logged values (range {low}–{high}){down}; the last one was {value} at step {step}."
+)
+LOSS_DOWN = ", going down overall: no sign of divergence"
 LOSS_SPIKE = "The loss rose before the end: {value} at step {step}, against {median} typical before it."
 LOSS_READS_LR = (
     "More likely the learning rate (or a warm-up too short) than one bad batch: the loss climbed before "

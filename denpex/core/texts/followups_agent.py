@@ -35,7 +35,10 @@ RDZV_BACKENDS = {
 SLURM_STEP = (
     "Slurm job {job}, step {step}, on {node} ({ref}): `sacct -j {step} -o JobID,NodeList,State,Elapsed`."
 )
-SRUN_WAIT = "srun waited up to {secs} seconds for the job step to finish after it aborted it ({ref})."
+SRUN_WAIT = (
+    "srun waited up to {secs} seconds for the job step to finish after it aborted it ({ref}); then Slurm "
+    "kills what is left with SIGKILL: that wait is its grace period (`KillWait`)."
+)
 
 # knowledge/answer_gpu_ids.py
 GPU_IDS = "Rank {rank}{node} ran as {ids} ({ref})."

@@ -186,11 +186,23 @@ CAUSE_IS = (
 CAUSE_SYMPTOM = (
     "A symptom, not the cause: {who} printed it ({ref}){why}. Rank {ini} failed first, with {what} ({iref})."
 )
+CAUSE_OUTSIDE = (
+    "Not the cause: a consequence. That line ({ref}) is the processes being told to stop; no rank "
+    "failed on its own: the job was ended from outside, {what} ({iref}), and the signal came after that."
+)
 CAUSE_WAITED = ": collateral, {subj} {why}"
 CAUSE_FALLOUT = ": collateral, fallout of rank {ini}'s failure"
 CAUSE_CONTEXT = (
-    "Not an error itself: rank {rank} printed it ({ref}) before it failed; rank {rank} is the rank that "
-    "started this job's failure ({what}), so the line shows what it was doing when it did."
+    "Not the cause, and not an error itself: rank {rank} printed it ({ref}) before it failed; rank "
+    "{rank} is the rank that started this job's failure ({what}), so the line shows what it was doing "
+    "when it did."
+)
+CAUSE_LAST = (
+    "It is rank {rank}'s last line of its own: nothing after it is logged from rank {rank} until it failed."
+)
+CLAIM_NOT = (
+    "No: rank {rank} did not have {what}; rank {ini} did ({ref}), and failed first. Rank {rank}'s "
+    "traceback is its own error after rank {ini} went away (collateral)."
 )
 NOT_XID = (
     "Not the same as an Xid failure: no GPU fault (Xid) is in this job's evidence; rank {rank} failed "

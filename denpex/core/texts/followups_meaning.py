@@ -34,9 +34,15 @@ MEANINGS: dict[str, str] = {
         "exception is raised, which is why there is no Python traceback."
     ),
     "nan_divergence": (
-        "`Loss is nan` means the loss stopped being a number: training diverged (learning rate too "
-        "high, exploding gradients without clipping, fp16 overflow or a bad batch), and the trainer "
-        "stopped rather than go on training on garbage."
+        'NaN is "not a number": `Loss is nan` means the loss stopped being a number: training diverged '
+        "(learning rate too high, exploding gradients without clipping, fp16 overflow or a bad batch), "
+        "and the trainer stopped rather than go on training on garbage."
+    ),
+    "dataloader_worker_killed": (
+        "`DataLoader worker (pid N) is killed by signal: Killed` means one of the DataLoader's worker "
+        "processes (the ones that load batches) was sent SIGKILL from outside: almost always the kernel's "
+        "out-of-memory (OOM) killer, because the host ran out of memory (RAM or a cgroup limit); the "
+        "training process that owned the worker then raised this error."
     ),
     "scheduler_kill": (
         "`scheduler_kill` means the scheduler (Slurm, Kubernetes) ended the job from outside (its time "

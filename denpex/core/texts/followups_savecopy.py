@@ -112,3 +112,14 @@ dcp.save({"model": state, "optim": optim_state}, checkpoint_id=ckpt_dir)
 DCP_SNIPPET_FSDP1 = "# FSDP1 (FullyShardedDataParallel wrapper) form of the same fix:"
 #: the lever's name when a question weighs two ("more GPUs or a sharded save?")
 NAME_SHARDED = "A sharded save"
+
+# a full state dict against a sharded one, and this job's kind
+STATEDICT_WHAT = (
+    "A full (unsharded) state dict gathers every parameter's whole tensor, from all the ranks' shards, "
+    "into one process's memory, so it saves as one ordinary file but needs the whole model (and "
+    "optimizer state) in memory at once; a sharded state dict leaves each rank only its own shard and "
+    "saves the shards side by side (torch.distributed.checkpoint), so no rank holds the whole model."
+)
+STATEDICT_FULL = "This job was making a full state dict: `{name}` ({ref})."
+STATEDICT_SHARDED = "This job was making a sharded state dict: `{name}` ({ref})."
+STATEDICT_UNSAID = "Which kind this job was making the logs don't say: no kept line names either."

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from knowledge import (
     answer_agent,
+    answer_all_or_some,
     answer_alloc_small,
     answer_bystanders,
     answer_call_line,
@@ -185,4 +186,5 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_fix_asked.with_setting(ctx, whole.text, got)  # "grad clip flag", "ds key to flip"
     got = answer_fix_asked.with_resume(ctx, whole.text, got)  # "is there any ckpt to resume?"
     got = answer_fix_asked.with_repro(ctx, whole.text, got)  # "how many steps to get past it?"
+    got = answer_all_or_some.with_count(ctx, whole.text, got)  # "all four ranks or only three?"
     return answer_dcp_api.fit(ctx, got)  # the entry's FSDP1 cause and fix said in the job's DCP API too

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from denpex.core.models import EvidenceLine
 from denpex.core.texts import followups_delta as td
 from knowledge import answer_asks, answer_quote, answer_spans_named, answer_story, answer_timeline
-from knowledge.answer_types import Ctx, Reply, ref, reply
+from knowledge.answer_types import Ctx, Reply, duration, ref, reply
 from knowledge.intents import Match, normalise
 from knowledge.jobfacts_answers import launcher_exits, seconds_between
 from knowledge.lines import parse_rank, parse_step
@@ -268,7 +268,7 @@ def _clock(e: Ev) -> str:
 
 
 def _gap(seconds: float, early: bool, late: bool) -> str:
-    exact = f"{abs(seconds):.1f} s"
+    exact = duration(seconds) if abs(seconds) < 1 else f"{abs(seconds):.1f} s"  # "0.1 s (79 ms)"
     if abs(seconds) < 0.001:
         return td.SAME
     if early == late:

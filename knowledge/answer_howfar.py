@@ -36,6 +36,8 @@ STEP_DIFF_Q = re.compile(
     r"\b(?:for|through|in) (?:the )?(?:first )?\d+ (?:steps|iterations)\b"
     r"|\b\d+ (?:steps|iterations)\b[^?]{0,30}\b(?:fine|ok|okay|without (?:a |any )?(?:problems?|issues?))\b"
 )
+#: a step line that reports the step's failure ("training step 2001 failed"), not its end
+_FAILED_STEP = re.compile(r"\bstep \d+ (?:failed|errored|crashed|aborted)\b", re.IGNORECASE)
 _OF = re.compile(r"\bstep\s+\d+\s*/\s*(\d+)\b", re.IGNORECASE)
 
 
@@ -53,6 +55,8 @@ def how_far(c: Ctx, m: Match) -> Reply | None:
     total = _OF.search(line.text)
     of = tx.HOW_FAR_OF.format(step=best.last_step, total=total.group(1)) if total else ""
     said = [tx.HOW_FAR.format(step=best.last_step, of=of, rank=best.rank, ref=ref(line), at=_at(line.text))]
+    if _FAILED_STEP.search(line.text) and best.last_step > 1:  # "training step 2001 failed": not finished
+        said.append(tx.HOW_FAR_FAILED.format(step=best.last_step, done=best.last_step - 1))
     base = answer_overview.phase(c, m)
     fast = HOW_FAST_Q.search(m.text) or answer_where.RATE_Q.search(m.text)
     if fast and (rate := answer_where.step_rate(c)) and (base is None or rate not in base.lead):

@@ -58,6 +58,13 @@ _TOKENS = re.compile(r"\btokens?/s(?:ec)?[=: ]+([0-9]+(?:\.[0-9]+)?)", re.IGNORE
 _MEM_Q = re.compile(r"\bmem(?:ory|_alloc\w*)?\b|\bhotter\b")
 #: asks how far it got, not how fast ("how many steps did it take", "what step did it reach")
 _NOT_PACE = re.compile(r"\bhow many (?:steps|iterations)\b|\b(?:what|which) step (?:did|was|were)\b")
+#: "how long would 1000 steps take", "5k steps at this rate": a projection of the asked steps
+_PROJECT_Q = re.compile(
+    r"\bhow (?:long|much time)\b[^?]{0,40}?\b(\d[\d,]*k?) (?:more )?(?:steps|iters?|iterations)\b"
+    r"|\b(\d[\d,]*k?) (?:more )?(?:steps|iters?|iterations)\b[^?]{0,30}?"
+    r"\b(?:take|need|last|at (?:this|that|the|its|the same) (?:rate|pace|speed))\b",
+    re.IGNORECASE,
+)
 #: a step line that is about a save, an error or a failure ("step 2001 failed"), not a finished step
 _NOT_STEP = re.compile(r"\bsav(?:e|ing)\b|checkpoint|\bfail\w*|\berror\b|\bbatch of\b", re.IGNORECASE)
 
@@ -133,7 +140,8 @@ def pace(c: Ctx, m: Match) -> Reply | None:
     if len(steps) < 2 or not per:
         return None  # no step times kept: the question's other words say what else it asks
     typical = statistics.median(per[:-1] or per)
-    said = [_rate(usual[0].line.source if usual is not steps else "", rank, steps, typical)]
+    said = [projection(m.text, rank, typical)]
+    said.append(_rate(usual[0].line.source if usual is not steps else "", rank, steps, typical))
     said.append(_asked_step(m, steps, typical))
     after, shown = _after(c, rank, steps[-1], lines, typical)
     said.append(after)
@@ -142,6 +150,19 @@ def pace(c: Ctx, m: Match) -> Reply | None:
     quoted, line = answer_ending.scheduler_quote(c, m)  # "quote the slurm line + how long …": it leads
     ends = [s.line for s in steps[-2:]] if _PROOF_Q.search(m.text) else [steps[-1].line]  # both stamps
     return reply("when", " ".join(x for x in [quoted, *said] if x), [*line, *ends, *shown])
+
+
+def projection(text: str, rank: int, typical: float) -> str:
+    """ "How long would 1000 steps take": the asked steps times the usual step time, said first."""
+    if (found := _PROJECT_Q.search(text)) is None:
+        return ""
+    raw = (found.group(1) or found.group(2)).replace(",", "").lower()
+    n = int(raw[:-1]) * 1000 if raw.endswith("k") else int(raw)
+    if n < 2:
+        return ""
+    total = n * typical
+    shown = f"{total:.0f} s ({duration(total)})" if total >= 120 else duration(total)
+    return tj.PACE_PROJECT.format(per=secs(typical), rank=rank, n=n, total=shown)
 
 
 def throughput(c: Ctx, rank: int) -> str:

@@ -33,6 +33,14 @@ _RERUN = re.compile(
     r"|\bwhat (?:should|do|must|would) (?:i|we) (?:capture|collect|grab|turn on)\b"
 )
 _WHEN_ASK = "when did the other ranks fail?"
+#: "what time did it fail and did any rank come up?": the failure's time, asked beside another part
+_FAIL_WHEN = re.compile(
+    r"\b(?:what time|when(?: exactly)?) did (?:it|the job|the run|training|things) "
+    r"(?:fail|die|crash|go down|blow up|stop)\w*\b(?=[^?]{0,10}\b(?:and|\+|also)\b)"
+)
+_FAIL_WHEN_ASK = "what time did it fail?"
+#: the answer already gives a time (or says there is none)
+_TIMED = re.compile(r"\d\d:\d\d:\d\d|\btimestamp", re.IGNORECASE)
 _RERUN_ASK = "would a plain rerun help, or what should I capture first?"
 _RAN = re.compile(r"\bhow long did\b.*\b(?:run|ran|wait|last|go)\b|\bran for\b|\bactually ran\b")
 _WATCHDOG = re.compile(r"SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milli")
@@ -56,6 +64,8 @@ def complete(c: Ctx, text: str, got: Reply, ask: Ask) -> Reply:
     low = text.lower()
     if _OTHERS_WHEN.search(low) and c.view.with_role("collateral"):
         got = answer_asks.add(got, _WHEN_ASK, ask(_WHEN_ASK))
+    if _FAIL_WHEN.search(low) and not _TIMED.search(got.lead):
+        got = answer_asks.add(got, _FAIL_WHEN_ASK, ask(_FAIL_WHEN_ASK))
     if _RERUN.search(low) and got.intent != "restart":
         got = answer_asks.add(got, _RERUN_ASK, ask(_RERUN_ASK))
     for said, shown in (_ran(c, low), _desync(c, low), _launcher_root(c, low)):

@@ -70,7 +70,9 @@ _NAMED: dict[str, re.Pattern[str]] = {
         r"|\bgot killed\b|\btear\w* (?:it |everything )?down\b|\bteardown\b"
     ),
     "report": re.compile(
-        r"\b(?:torchrun|launcher|agent) (?:notic\w*|fail\w*|gave up|giv\w* up)|\bnotic\w* it\b"
+        r"\b(?:torchrun|launcher|agent) (?:notic\w*|fail\w*|gave up|giv\w* up"
+        r"|catch\w*|caught|detect\w*|spott\w*|declar\w*)"
+        r"|\bnotic\w* it\b"
         r"|\bfailed \(?exitcode\b|\bexitcode: ?-?\d+|\blauncher'?s? (?:\w+ )?(?:failed|failure) line\b"
         r"|\brecord\w* (?:rank \d+'?s?|the|its) (?:failure|exit\w*|crash)"
     ),
@@ -268,13 +270,30 @@ def _bound(chosen: list[Event], every: list[Event]) -> str:
     )
     if before is None or after is None or (gap := seconds_between(before.at, after.at)) is None:
         return ""
-    return ts.BOUND.format(
+    said = ts.BOUND.format(
         name=fail.name,
         first=before.name,
         at_a=_clock(before),
         second=after.name,
         at_b=_clock(after),
         gap=_gap(gap, before.coarse, after.coarse),
+    )
+    return " ".join(x for x in (said, _bound_from(chosen, fail, before, after)) if x)
+
+
+def _bound_from(chosen: list[Event], fail: Event, before: Event, after: Event) -> str:
+    """The window again, counted from the earlier event the message named (its start of training)."""
+    named = next((e for e in chosen if not e.borrowed and e.at < before.at and e is not fail), None)
+    if named is None:
+        return ""
+    low, high = seconds_between(named.at, before.at), seconds_between(named.at, after.at)
+    if low is None or high is None:
+        return ""
+    return ts.BOUND_FROM.format(
+        first=named.name,
+        at=_clock(named),
+        low=_gap(low, named.coarse, before.coarse),
+        high=_gap(high, named.coarse, after.coarse),
     )
 
 
@@ -312,7 +331,7 @@ def _waited(c: Ctx, every: list[Event]) -> str:
 
 def _gap(seconds: float, early: bool, late: bool) -> str:
     """`4.8 s`; a whole-second end (the true time is up to a second later) makes it "about 5 s"."""
-    exact = f"{seconds:.1f} s" if seconds < 60 else duration(seconds)
+    exact = duration(seconds) if abs(seconds) < 1 or seconds >= 60 else f"{seconds:.1f} s"
     if (early or late) and abs(seconds) < 1:
         return ts.SAME_SECOND
     if early == late:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from knowledge import (
     answer_agent,
+    answer_all_or_some,
     answer_alloc_small,
     answer_bystanders,
     answer_call_line,
@@ -191,4 +192,5 @@ def complete(ctx: Ctx, whole: Match, got: Reply, asked: Callable[[str], Reply]) 
     got = answer_statedict.with_kind(ctx, whole.text, got)  # "full state dict vs sharded, which here?"
     got = answer_doing_named.with_doing(ctx, whole.text, got)  # "what were ranks 0 and 2 doing?"
     got = answer_claimed_kind.with_claim(ctx, whole.text, got)  # "rank 0 segfaulted right?"
+    got = answer_all_or_some.with_count(ctx, whole.text, got)  # "all four ranks or only three?"
     return answer_dcp_api.fit(ctx, got)  # the entry's FSDP1 cause and fix said in the job's DCP API too

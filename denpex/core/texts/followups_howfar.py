@@ -3,6 +3,8 @@ own line logged, the failed write's error text, the scheduler's kill line, a sil
 
 from __future__ import annotations
 
+#: the furthest step line reports that step's failure: the one before it was the last to finish
+HOW_FAR_FAILED = "That line reports step {step} failing, so step {done} was the last to finish."
 HOW_FAR = "It got as far as step {step}{of}: the last step line any rank logged (rank {rank}, {ref}{at})."
 HOW_FAR_OF = " of {total} ({step}/{total})"
 NO_BATCH_LINE = (

@@ -203,6 +203,8 @@ PACE_RATE = (
     "(a step finished about every {per}){every}."
 )
 PACE_EVERY = " (one line every {n} steps, {gap} apart)"
+#: "how long would 1000 steps take at this rate": the asked steps at the usual step time
+PACE_PROJECT = "At about {per} a step (rank {rank}'s usual pace), {n} steps would take about {total}."
 PACE_SAME = (
     "Step {step} ({at}) was not slower than the others: about {per} a step since step {prev}, as usual."
 )
@@ -300,3 +302,9 @@ DUMP_STATES = (
     "In the Flight Recorder dumps (started: the rank launched that collective and waited in it; "
     "completed: it finished): {rows}"
 )
+
+#: "did all four ranks time out or only three?": the count, from each rank's own failure line
+COUNT_ALL = "All {n} ranks ({ranks}) failed, each with the same line: `{line}`."
+COUNT_SOME = "{k} of the {n} ranks ({ranks}) failed with `{line}`; rank(s) {rest} {how}."
+COUNT_QUIET = "logged no failure line of their own"
+COUNT_OTHER = "failed with a different line"

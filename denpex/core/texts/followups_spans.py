@@ -21,6 +21,8 @@ BOUND = (
     "So {name} falls between {first} ({at_a}) and {second} ({at_b}): at most {gap} after {first}, "
     "not an exact time."
 )
+#: the same window counted from an earlier event the message names ("how long after 'Starting training'")
+BOUND_FROM = "Counted from {first} ({at}): between {low} and {high} after it."
 WAITED = "Ranks {ranks} waited from {first} ({at_a}) to {second} ({at_b}): {gap}."
 #: a wait whose start or end is a bound (a failure with no time of its own, the launcher's report)
 WAITED_AT_MOST = "Ranks {ranks} waited at most from {first} ({at_a}) to {second} ({at_b}): {gap} at most."

@@ -71,7 +71,7 @@ _EMPTY_ASK = re.compile(
     re.IGNORECASE,
 )
 #: answers not about the files: the empty file asked leads them ("r3 stderr empty, is that bad")
-_NOT_RECORDS = frozenset({"hardware", "help", "judge", "severity", "explain", "summary"})
+_NOT_RECORDS = frozenset({"hardware", "judge", "severity", "explain", "summary"})
 _RANK_FILE = re.compile(r"(?:^|/)(\d+)/(stdout\.log|stderr\.log)$")
 _FRAME_NAMED = re.compile(r"`?([\w.-]+\.py)`? line (\d+)")
 

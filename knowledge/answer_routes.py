@@ -70,7 +70,6 @@ from knowledge import (
     answer_rootcause,
     answer_said_where,
     answer_save_copy,
-    answer_saved,
     answer_secrets,
     answer_silent,
     answer_spans,
@@ -210,7 +209,6 @@ FIRST_CHECKS: tuple[tuple[Handler, bool], ...] = (
     (answer_errline.flag, False),  # "could this be an IPv6 binding issue?": `useIpv6: false` as printed
     (answer_errline.started, False),  # "did any rank actually get going?": no worker started
     (answer_errline.before_limit, False),  # "what do I add so it saves before the time limit?"
-    (answer_saved.saved, False),  # "did it save a checkpoint before it got killed?": none shows
     (answer_teardown.stopped, False),  # "pids torchrun SIGTERMed + exit codes?": the sends, the summary
     (answer_teardown.order, False),  # "SIGTERMs before or after rank 3's -11? exact times": in order, why
     (answer_world.world, False),  # "world_size=4 here, world 8 there: which is it?": the ranks shown

@@ -103,6 +103,9 @@ from tests.slack.test_followups_round39g import CASES as ROUND39G
 from tests.slack.test_followups_round40a import CASES as ROUND40A
 from tests.slack.test_followups_round40b import CASES as ROUND40B
 from tests.slack.test_followups_round40c import CASES as ROUND40C
+from tests.slack.test_followups_round41d import CASES as ROUND41D
+from tests.slack.test_followups_round41e import CASES as ROUND41E
+from tests.slack.test_followups_round41f import CASES as ROUND41F
 from tests.slack.test_followups_routing2 import ASK_DECIDES, MULTI, WHY
 
 CASES = ONCALL + MULTI + ASK_DECIDES + WHY + ROUND3 + ROUND4 + ROUND5
@@ -197,6 +200,9 @@ FACTS = (
     + ROUND40A
     + ROUND40B
     + ROUND40C
+    + ROUND41D
+    + ROUND41E
+    + ROUND41F
     + LEVERS
 )
 

@@ -36,7 +36,7 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         "whos holding the port",
         [
             "not in the logs|not in the log|doesn't say|does not say|no line|not logged|unknown|isn't logged|not shown|not recorded|doesn't show|does not show|no record|not available|not captured|not printed|don't say|do not say|don't show|do not show|no indication|not included|isn't in the logs|aren't in the logs|not present|cannot tell|can't tell|no information|no info|not visible|nothing in the logs|logs don't|logs do not|not reported|no evidence",
-            "ss |lsof|netstat|fuser",
+            "ss -|lsof|netstat|fuser",
         ],
         [],
     ),

@@ -345,7 +345,8 @@ KILLED_UNSEEN = (
 CHECKPOINT_NAMED = "The save it was in was writing `{name}` ({ref})."
 PORT_HOLDER = "To see what holds it, run on that node:"
 PORT_HOLDER_UNNAMED = (
-    "The logs don't say which process holds it (they don't show a pid or a job): the error says only "
+    "The logs don't name the process holding it: they don't say which and don't show a pid or a job; the "
+    "error says only "
     "that the address was taken, so whether it is your old job can't be told from them."
 )
 GAPS_LEAD = "To confirm it, this job's evidence lacks: {gaps}."
